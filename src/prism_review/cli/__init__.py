@@ -1,0 +1,44 @@
+"""The ``prism`` command line: a thin layer that parses arguments and calls the library.
+
+Sub-command groups live in sibling modules (``prism_review.cli.<name>``), each exposing
+``register(app)``; they are mounted here so each area owns its own CLI file.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import typer
+
+app = typer.Typer(
+    name="prism",
+    help="prism-review: evaluate scientific peer reviewers (human or LLM) with the PRISM benchmark.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+_MODULES = ["evaluate", "agreement", "data", "compare", "index", "report", "tasks"]
+
+
+def _mount() -> None:
+    for name in _MODULES:
+        try:
+            mod = importlib.import_module(f"prism_review.cli.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name == f"prism_review.cli.{name}":
+                continue
+            raise
+        mod.register(app)
+
+
+@app.callback()
+def _root() -> None:
+    """prism-review command line."""
+
+
+_mount()
+
+
+def main() -> None:
+    app()

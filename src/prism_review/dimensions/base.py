@@ -1,0 +1,180 @@
+"""The dimension contract: how a PRISM dimension plugs into ``prism evaluate``.
+
+A dimension is a set of judge steps, a metrics module and this plug-in, registered by name
+(``depth``, ``novelty``, ``flaws``, ``constructiveness``). The runner
+(:mod:`prism_review.pipelines.runner`) walks every (venue, paper) of the data, asks the
+dimension for its *work units*, runs each unit once (resuming: a unit whose rows are all in the
+results log is never recomputed), and appends the unit's rows to the results log in one write.
+
+* ``work_units(paper, reviews, systems)`` → the units for one paper. ``reviews`` maps system id →
+  that system's reviews of the paper (humans: one Review per reviewer). A per-review dimension
+  yields one unit per review; the flaw dimension yields one unit per (paper, LLM system) pairing
+  (plus a human-only unit); novelty yields one unit per (paper, system).
+* ``evaluate(unit, ctx)`` → the unit's result rows (one per review judged).
+* ``metrics`` → the metric columns of the Table-1 summary, in order.
+
+Per-paper work shared by several units (novelty's paper side and candidate pool) goes through
+``ctx.memo(key, fn)``, which persists it in the run folder so a resumed run does not redo it.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Any, ClassVar, Literal
+
+from pydantic import BaseModel, Field
+
+from prism_review.judge.base import Judge, StepResult, Usage
+from prism_review.records import Paper, Review
+
+RESULTS_SCHEMA_VERSION = 1
+
+Status = Literal["ok", "unscored", "skipped", "error"]
+
+
+class MetricSpec(BaseModel):
+    """One column of the summary table."""
+
+    key: str  # key in ResultRow.metrics
+    label: str  # column header, e.g. "DoA"
+    higher_is_better: bool = True
+    headline: bool = False  # shown in the compact Table 1
+    fmt: str = "{:.3f}"
+
+
+class WorkUnit(BaseModel):
+    """One independently computable (and resumable) piece of a dimension's work."""
+
+    key: str  # unique within a dimension and run, e.g. "ICLR2024/abc123/sea/LLM_Reviewer"
+    venue: str
+    paper_id: str
+    system: str  # the system this unit evaluates ("human" for human-only units)
+    paper: Paper
+    reviews: list[Review]  # what the unit judges (one review, or a pooled panel)
+    extra: dict[str, Any] = Field(default_factory=dict)
+
+
+class ResultRow(BaseModel):
+    """One row of the results log: one review judged on one dimension."""
+
+    schema_version: int = RESULTS_SCHEMA_VERSION
+    dimension: str
+    venue: str
+    paper_id: str
+    system: str
+    reviewer_id: str
+    #: for pooled dimensions (flaws), the LLM system the human review was pooled with
+    pairing: str | None = None
+    unit_key: str = ""
+    #: number of rows the unit wrote (set by the runner; used to detect partial writes)
+    unit_size: int = 1
+    status: Status = "ok"
+    metrics: dict[str, float | int | None] = Field(default_factory=dict)
+    extracted: dict[str, Any] = Field(default_factory=dict)
+    #: paper metadata used by subgroup views: decision, accepted, avg_rating
+    meta: dict[str, Any] = Field(default_factory=dict)
+    judge: str = ""
+    mode: str = ""
+    config_hash: str = ""
+    error: str | None = None
+    usage: Usage = Field(default_factory=Usage)
+
+
+class RunContext:
+    """What a dimension may use while evaluating: the judge, settings and a per-run memo."""
+
+    def __init__(
+        self,
+        judge: Judge,
+        *,
+        settings: dict[str, Any] | None = None,
+        memo_store: Any = None,
+        services: dict[str, Any] | None = None,
+    ) -> None:
+        self.judge = judge
+        self.settings: dict[str, Any] = settings or {}
+        self._memo_store = memo_store
+        #: optional services, e.g. ``retriever`` for novelty
+        self.services: dict[str, Any] = services or {}
+        self.usage = Usage()
+
+    def setting(self, key: str, default: Any = None) -> Any:
+        return self.settings.get(key, default)
+
+    @property
+    def compat(self) -> bool:
+        """True when the run reproduces the original PRISM code's behaviour (``--compat``)."""
+        return bool(self.settings.get("compat", False))
+
+    async def run(self, step: Any, inp: BaseModel) -> StepResult[Any]:
+        """Run a judge step and account for its usage."""
+        res = await self.judge.run(step, inp)
+        self.usage.add(res.usage)
+        return res
+
+    async def memo(self, key: str, fn: Callable[[], Awaitable[Any]]) -> Any:
+        """Compute ``fn()`` once per run for ``key`` (JSON-serialisable result), persisted."""
+        if self._memo_store is None:
+            return await fn()
+        return await self._memo_store.get_or_compute(key, fn)
+
+
+class Dimension(ABC):
+    """A PRISM dimension plug-in. Subclasses are registered with :func:`register`."""
+
+    name: ClassVar[str]
+    label: ClassVar[str]
+    metrics: ClassVar[list[MetricSpec]]
+    #: how the human rows of one paper become the paper's human value
+    human_aggregation: ClassVar[str] = "per_review_mean"
+
+    @abstractmethod
+    def work_units(
+        self, paper: Paper, reviews: dict[str, list[Review]], systems: list[str]
+    ) -> Iterable[WorkUnit]:
+        """The units of work for one paper."""
+
+    @abstractmethod
+    async def evaluate(self, unit: WorkUnit, ctx: RunContext) -> list[ResultRow]:
+        """Judge one unit and return its rows (never raise for bad model output: mark unscored)."""
+
+    def describe(self) -> dict[str, Any]:
+        """Dimension settings to record in the run manifest."""
+        return {"human_aggregation": self.human_aggregation}
+
+
+_REGISTRY: dict[str, type[Dimension]] = {}
+
+
+def register(cls: type[Dimension]) -> type[Dimension]:
+    """Class decorator registering a dimension by its ``name``; duplicates raise."""
+    if cls.name in _REGISTRY and _REGISTRY[cls.name] is not cls:
+        raise ValueError(f"dimension {cls.name!r} is already registered")
+    _REGISTRY[cls.name] = cls
+    return cls
+
+
+def get_dimension(name: str) -> Dimension:
+    load_builtin_dimensions()
+    if name not in _REGISTRY:
+        raise KeyError(f"unknown dimension {name!r}; known: {', '.join(sorted(_REGISTRY))}")
+    return _REGISTRY[name]()
+
+
+def dimension_names() -> list[str]:
+    load_builtin_dimensions()
+    order = ["depth", "novelty", "flaws", "constructiveness"]
+    return sorted(_REGISTRY, key=lambda n: (order.index(n) if n in order else 99, n))
+
+
+def load_builtin_dimensions() -> None:
+    """Import the built-in dimension modules so they register themselves."""
+    import importlib
+
+    for mod in ("depth", "novelty", "flaws", "constructiveness"):
+        try:
+            importlib.import_module(f"prism_review.dimensions.{mod}")
+        except ModuleNotFoundError as exc:  # a dimension not built yet
+            if exc.name != f"prism_review.dimensions.{mod}":
+                raise

@@ -1,0 +1,128 @@
+"""The judge-step contract every PRISM extraction step follows.
+
+A step has a typed input and a typed output (pydantic models). It can run two ways behind one
+interface:
+
+* ``offline(inp)`` — the built-in offline judge: deterministic, no network, no key;
+* ``messages(inp)`` — the chat messages an LLM judge is sent; the LLM layer asks for
+  ``Output`` as structured JSON, parses it leniently, validates it, re-asks once with the full
+  original instructions when it fails, and records the step as *unscored* (never 0) when it
+  still fails.
+
+``finalize(inp, out)`` normalises an output from either route (case-insensitive labels,
+index-based attachment, clamping) and is where the spec's deterministic post-processing lives.
+``check(inp, out)`` may return a problem description (e.g. unknown reviewer ids); the LLM
+route then re-asks once with the problem stated, and keeps the better answer.
+
+Metrics consume step outputs only, so results can be re-scored from the results log without
+calling a model.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any, ClassVar, Generic, Literal, Protocol, TypeVar
+
+from pydantic import BaseModel, Field
+
+I = TypeVar("I", bound=BaseModel)  # noqa: E741
+O = TypeVar("O", bound=BaseModel)  # noqa: E741
+
+
+class ChatMessage(BaseModel):
+    role: Literal["system", "user", "assistant"]
+    content: str
+
+
+class Usage(BaseModel):
+    """What one step cost: calls made, tokens, money, cache hits, wall time."""
+
+    calls: int = 0
+    cache_hits: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+    seconds: float = 0.0
+
+    def add(self, other: Usage) -> None:
+        self.calls += other.calls
+        self.cache_hits += other.cache_hits
+        self.prompt_tokens += other.prompt_tokens
+        self.completion_tokens += other.completion_tokens
+        self.cost_usd += other.cost_usd
+        self.seconds += other.seconds
+
+
+class StepResult(BaseModel, Generic[O]):
+    """The outcome of one step: an output, or ``status="unscored"`` with the raw reply kept."""
+
+    step: str
+    status: Literal["ok", "unscored"] = "ok"
+    output: O | None = None
+    raw: str | None = None
+    error: str | None = None
+    usage: Usage = Field(default_factory=Usage)
+    #: request hashes of the LLM calls behind this result (for the audit log)
+    request_ids: list[str] = Field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok" and self.output is not None
+
+
+class JudgeStep(ABC, Generic[I, O]):
+    """One extraction step. Subclasses set ``name``, ``Input``, ``Output`` and the methods."""
+
+    #: dotted name, e.g. ``depth.segment``; used in config overrides, the cache key and the audit log
+    name: ClassVar[str]
+    Input: type[BaseModel]
+    Output: type[BaseModel]
+    #: default sampling temperature for the LLM route
+    temperature: ClassVar[float] = 0.0
+
+    @abstractmethod
+    def messages(self, inp: I) -> list[ChatMessage]:
+        """The prompt for an LLM judge (system + user messages)."""
+
+    @abstractmethod
+    def offline(self, inp: I) -> O:
+        """The built-in offline judge's answer."""
+
+    def finalize(self, inp: I, out: O) -> O:
+        """Deterministic normalisation applied to every output (LLM or offline)."""
+        return out
+
+    def check(self, inp: I, out: O) -> str | None:
+        """A problem that warrants one re-ask (LLM route only), or None."""
+        return None
+
+    def max_tokens(self, inp: I) -> int | None:
+        """Output-token budget for this call; None uses the configured cap."""
+        return None
+
+
+class Judge(Protocol):
+    """Runs judge steps. ``name`` is e.g. ``offline`` or ``openai/gpt-4o-mini``."""
+
+    name: str
+    mode: Literal["offline", "llm"]
+
+    async def run(self, step: JudgeStep[Any, Any], inp: BaseModel) -> StepResult[Any]: ...
+
+    def describe(self) -> dict[str, Any]:
+        """Settings to record in the run manifest (never keys)."""
+        ...
+
+
+class OfflineJudge:
+    """The built-in judge: calls each step's ``offline`` implementation."""
+
+    name = "offline"
+    mode: Literal["offline", "llm"] = "offline"
+
+    async def run(self, step: JudgeStep[Any, Any], inp: BaseModel) -> StepResult[Any]:
+        out = step.finalize(inp, step.offline(inp))
+        return StepResult(step=step.name, status="ok", output=out)
+
+    def describe(self) -> dict[str, Any]:
+        return {"judge": "offline"}

@@ -1,0 +1,1 @@
+"""prism_review.llm"""
