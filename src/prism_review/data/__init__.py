@@ -1,1 +1,5 @@
-"""prism_review.data"""
+"""Loaders for the PRISM corpus, the evaluation layout, ProReviewer and the perturbation set."""
+
+from prism_review.data.errors import DataError
+
+__all__ = ["DataError"]
