@@ -1,0 +1,168 @@
+"""``prism evaluate``: run PRISM dimensions over a data folder and write a report."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.live import Live
+from rich.table import Table
+
+console = Console(stderr=True)
+
+
+def _progress_table(progress: Any, judge: Any, t0: float) -> Table:
+    import time
+
+    stats = getattr(judge, "stats", None)
+
+    def stat(name: str) -> Any:
+        if stats is None:
+            return 0
+        return stats.get(name, 0) if isinstance(stats, dict) else getattr(stats, name, 0)
+
+    t = Table.grid(padding=(0, 2))
+    elapsed = time.perf_counter() - t0
+    t.add_row(
+        f"[bold]papers[/] {progress.papers_done}/{progress.papers_total}",
+        f"[bold]units[/] {progress.units_done}/{progress.units_total}"
+        + (f" ({progress.units_skipped} resumed)" if progress.units_skipped else ""),
+        f"[bold]failed[/] {progress.units_failed}",
+        f"[bold]calls[/] {stat('calls')}",
+        f"[bold]cache hits[/] {stat('cache_hits')}",
+        f"[bold]tokens[/] {stat('prompt_tokens') + stat('completion_tokens')}",
+        f"[bold]cost[/] ${float(stat('cost_usd')):.4f}",
+        f"{elapsed:.1f}s",
+    )
+    return t
+
+
+def evaluate(
+    data: Annotated[
+        Path | None, typer.Option("--data", help="PRISM evaluation layout (DATA_ROOT); default: the bundled demo")
+    ] = None,
+    venue: Annotated[list[str] | None, typer.Option("--venue", help="Venue(s) to include (repeatable)")] = None,
+    system: Annotated[list[str] | None, typer.Option("--system", help="System(s) to evaluate (repeatable)")] = None,
+    dimension: Annotated[
+        list[str] | None, typer.Option("--dimension", help="depth, novelty, flaws, constructiveness (repeatable; default all)")
+    ] = None,
+    judge: Annotated[
+        str, typer.Option("--judge", help="offline | openai/<model> | gemini/<model> | openai-compatible/<model>@<url>")
+    ] = "offline",
+    limit: Annotated[int | None, typer.Option("--limit", help="At most N papers per venue")] = None,
+    out: Annotated[Path | None, typer.Option("--out", help="Run folder (re-run with the same folder to resume)")] = None,
+    compat: Annotated[bool, typer.Option("--compat", help="Reproduce the original PRISM code's behaviour")] = False,
+    by_venue: Annotated[bool, typer.Option("--by-venue", help="Also print per-venue tables")] = False,
+    concurrency: Annotated[int, typer.Option("--concurrency", help="LLM connections / units in flight")] = 8,
+    base_url: Annotated[str | None, typer.Option("--base-url", help="OpenAI-compatible server URL")] = None,
+    config: Annotated[Path | None, typer.Option("--config", help="Judge config file (TOML/YAML)")] = None,
+    cache_dir: Annotated[Path | None, typer.Option("--cache-dir", help="LLM response cache folder")] = None,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not read or write the LLM cache")] = False,
+    max_errors: Annotated[int | None, typer.Option("--max-errors", help="Stop after this many failed calls")] = None,
+    rpm: Annotated[int | None, typer.Option("--rpm", help="Requests-per-minute limit")] = None,
+    tpm: Annotated[int | None, typer.Option("--tpm", help="Tokens-per-minute limit")] = None,
+    retrieval: Annotated[str | None, typer.Option("--retrieval", help="Novelty retrieval: local | s2 | none")] = None,
+    index_dir: Annotated[Path | None, typer.Option("--index-dir", help="Local literature index (prism index build)")] = None,
+    human_aggregation: Annotated[
+        str | None, typer.Option("--human-aggregation", help="Novelty humans: per_review_mean | panel_concat")
+    ] = None,
+    report: Annotated[bool, typer.Option("--report/--no-report", help="Write report.html")] = True,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No live progress")] = False,
+) -> None:
+    """Evaluate reviews on PRISM's dimensions; resumable; writes results, summary and report."""
+    import time
+
+    from prism_review.pipelines.runner import (
+        EvalOptions,
+        Progress,
+        RunSettingsError,
+        build_judge,
+        run_evaluation,
+    )
+    from prism_review.report import write_run_outputs
+
+    judge_options: dict[str, Any] = {
+        k: v
+        for k, v in {
+            "base_url": base_url,
+            "config_path": config,
+            "cache_dir": cache_dir,
+            "no_cache": no_cache or None,
+            "max_errors": max_errors,
+            "rpm": rpm,
+            "tpm": tpm,
+            "concurrency": concurrency,
+        }.items()
+        if v is not None
+    }
+    settings: dict[str, Any] = {
+        k: v
+        for k, v in {
+            "retrieval": retrieval,
+            "index_dir": str(index_dir) if index_dir else None,
+            "human_aggregation": human_aggregation,
+        }.items()
+        if v is not None
+    }
+    out_dir = out or Path("runs") / (data.name if data else "demo")
+    opts = EvalOptions(
+        data=data,
+        out=out_dir,
+        venues=venue or [],
+        systems=system or [],
+        dimensions=dimension or [],
+        judge=judge,
+        judge_options=judge_options,
+        limit=limit,
+        compat=compat,
+        by_venue=by_venue,
+        concurrency=concurrency,
+        settings=settings,
+    )
+    if judge != "offline":
+        opts.judge_options.setdefault("audit_path", out_dir / "audit.jsonl")
+    try:
+        the_judge = build_judge(opts)
+    except Exception as exc:  # bad provider spec or missing key: say so, no traceback
+        console.print(f"[red]error:[/] {exc}")
+        raise typer.Exit(2) from exc
+    progress = Progress()
+    t0 = time.perf_counter()
+    try:
+        if quiet or not console.is_terminal:
+            result = asyncio.run(run_evaluation(opts, judge=the_judge, progress=progress, log=console.print))
+        else:
+            with Live(_progress_table(progress, the_judge, t0), console=console, refresh_per_second=4) as live:
+                progress.on_update = lambda p: live.update(_progress_table(p, the_judge, t0))
+                result = asyncio.run(run_evaluation(opts, judge=the_judge, progress=progress, log=console.print))
+                live.update(_progress_table(progress, the_judge, t0))
+    except RunSettingsError as exc:
+        console.print(f"[red]error:[/] {exc}")
+        raise typer.Exit(2) from exc
+    except Exception as exc:
+        if getattr(exc, "fatal", False) or type(exc).__name__ in {"MaxErrorsExceeded", "ProviderConfigError", "AuthenticationError"}:
+            console.print(f"[red]stopped:[/] {exc}\nFinished units are kept; re-run the same command to resume.")
+            raise typer.Exit(3) from exc
+        raise
+    console.print(_progress_table(progress, the_judge, t0))
+    text = write_run_outputs(result.out, by_venue=by_venue, html=report)
+    typer.echo(text)
+    calls = result.manifest.get("totals", {}).get("judge_stats", {})
+    if judge != "offline" and calls:
+        console.print(
+            f"model calls: {calls.get('calls', 0)}, cache hits: {calls.get('cache_hits', 0)}"
+        )
+    console.print(
+        f"[green]done[/] in {result.seconds:.1f}s: {result.units_done} units "
+        f"({result.units_skipped} resumed, {result.units_failed} failed) → {result.out}/"
+    )
+    if result.units_failed:
+        console.print(f"[yellow]{result.units_failed} unit(s) failed[/]: see {result.out}/errors.jsonl; re-run to retry them.")
+        raise typer.Exit(1)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("evaluate")(evaluate)

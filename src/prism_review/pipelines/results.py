@@ -1,0 +1,150 @@
+"""The versioned results log: one JSON ``ResultRow`` per line, written a whole unit at a time.
+
+Resume rests on two rules:
+
+* a unit's rows are appended with one ``write`` and flushed to disk before the unit counts as
+  done; every row carries ``unit_size``, so a unit is complete only when that many rows with its
+  key are present;
+* on open, a torn last line (the process was killed mid-write) and the rows of incomplete units
+  are dropped, and the file is rewritten atomically without them.
+
+So a run killed at any moment and started again ends with exactly the rows of an uninterrupted
+run, with no duplicates.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import OrderedDict
+from collections.abc import Iterable
+from pathlib import Path
+
+from prism_review.dimensions.base import RESULTS_SCHEMA_VERSION, ResultRow
+
+
+class ResultsLogError(ValueError):
+    """The results log cannot be read (wrong schema version, not a results log)."""
+
+
+def _unit_id(row: ResultRow) -> tuple[str, str]:
+    return (row.dimension, row.unit_key)
+
+
+class ResultsLog:
+    """Append-only JSONL results log with unit-level atomicity."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self._done: OrderedDict[tuple[str, str], list[ResultRow]] = OrderedDict()
+        self.dropped_rows = 0
+        self._load()
+
+    # -- reading -------------------------------------------------------------------------
+    def _load(self) -> None:
+        if not self.path.exists():
+            return
+        raw = self.path.read_bytes()
+        complete_text = raw[: raw.rfind(b"\n") + 1] if b"\n" in raw else b""
+        torn = len(raw) - len(complete_text)
+        groups: OrderedDict[tuple[str, str], list[ResultRow]] = OrderedDict()
+        for lineno, line in enumerate(complete_text.decode("utf-8").split("\n"), start=1):
+            if not line.strip():
+                continue
+            try:
+                row = ResultRow.model_validate_json(line)
+            except ValueError as exc:
+                raise ResultsLogError(f"{self.path}: line {lineno} is not a result row: {exc}") from exc
+            if row.schema_version != RESULTS_SCHEMA_VERSION:
+                raise ResultsLogError(
+                    f"{self.path}: line {lineno} has schema_version {row.schema_version}, "
+                    f"this prism-review writes {RESULTS_SCHEMA_VERSION}"
+                )
+            groups.setdefault(_unit_id(row), []).append(row)
+        kept: OrderedDict[tuple[str, str], list[ResultRow]] = OrderedDict()
+        dropped = 0
+        for key, rows in groups.items():
+            size = rows[0].unit_size
+            if len(rows) >= size:
+                kept[key] = rows[:size]  # a unit written twice keeps its first copy
+                dropped += len(rows) - size
+            else:
+                dropped += len(rows)
+        self._done = kept
+        self.dropped_rows = dropped + (1 if torn else 0)
+        if torn or dropped:
+            self._rewrite()
+
+    def _rewrite(self) -> None:
+        tmp = self.path.with_suffix(self.path.suffix + ".tmp")
+        with open(tmp, "w", encoding="utf-8") as fh:
+            for rows in self._done.values():
+                for row in rows:
+                    fh.write(row.model_dump_json() + "\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, self.path)
+
+    def is_done(self, dimension: str, unit_key: str) -> bool:
+        return (dimension, unit_key) in self._done
+
+    def rows(self) -> list[ResultRow]:
+        return [r for rows in self._done.values() for r in rows]
+
+    def __len__(self) -> int:
+        return len(self._done)
+
+    # -- writing -------------------------------------------------------------------------
+    def append_unit(self, rows: list[ResultRow]) -> None:
+        """Append one unit's rows in a single write and fsync. Rows must share one unit key."""
+        if not rows:
+            raise ValueError("a unit must produce at least one row")
+        key = _unit_id(rows[0])
+        if any(_unit_id(r) != key for r in rows):
+            raise ValueError("rows of one unit must share dimension and unit_key")
+        if key in self._done:
+            return
+        for r in rows:
+            r.unit_size = len(rows)
+        payload = "".join(r.model_dump_json() + "\n" for r in rows)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with open(self.path, "a", encoding="utf-8") as fh:
+            fh.write(payload)
+            fh.flush()
+            os.fsync(fh.fileno())
+        self._done[key] = rows
+
+
+def read_results(path: Path | str) -> list[ResultRow]:
+    """All complete rows of a results log (a run folder or the ``results.jsonl`` itself)."""
+    p = Path(path)
+    if p.is_dir():
+        p = p / "results.jsonl"
+    if not p.exists():
+        raise FileNotFoundError(f"no results log at {p}")
+    return _readonly_rows(p)
+
+
+def _readonly_rows(p: Path) -> list[ResultRow]:
+    groups: OrderedDict[tuple[str, str], list[ResultRow]] = OrderedDict()
+    with open(p, encoding="utf-8", newline="") as fh:
+        text = fh.read()
+    lines = text.split("\n")
+    if lines and lines[-1] and not text.endswith("\n"):
+        lines = lines[:-1]  # torn tail
+    for lineno, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            row = ResultRow.model_validate_json(line)
+        except ValueError as exc:
+            raise ResultsLogError(f"{p}: line {lineno} is not a result row: {exc}") from exc
+        groups.setdefault(_unit_id(row), []).append(row)
+    return [r for rows in groups.values() if len(rows) >= rows[0].unit_size for r in rows[: rows[0].unit_size]]
+
+
+def write_jsonl(path: Path, items: Iterable[dict]) -> None:
+    """Write plain dicts as JSON Lines (UTF-8)."""
+    with open(path, "w", encoding="utf-8") as fh:
+        for item in items:
+            fh.write(json.dumps(item, ensure_ascii=False) + "\n")

@@ -1,0 +1,337 @@
+"""``prism evaluate``: run dimensions over every (venue, system, paper, review), resumably.
+
+The runner owns iteration, concurrency, resume, progress and the run folder:
+
+```
+<out>/manifest.json   judge, models, settings, versions, config hash, totals
+<out>/results.jsonl   the versioned results log (one row per review per dimension)
+<out>/errors.jsonl    units that raised (retried on the next run; never written as results)
+<out>/audit.jsonl     every LLM call (LLM judges only)
+<out>/memo/           shared per-paper work (e.g. novelty's candidate pools)
+<out>/summary.csv, summary.md, report.html
+```
+
+A unit is computed once: re-running the same command resumes, skipping every unit already in
+the results log. A run folder holding results of different settings is refused rather than
+mixed (the config hash is checked).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import time
+import traceback
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from prism_review import __version__
+from prism_review.dimensions.base import Dimension, ResultRow, RunContext, WorkUnit, get_dimension
+from prism_review.judge.base import Judge
+from prism_review.pipelines.memo import MemoStore
+from prism_review.pipelines.results import ResultsLog
+
+
+class RunSettingsError(ValueError):
+    """The run folder holds results made with other settings."""
+
+
+class EvalOptions(BaseModel):
+    """Everything ``prism evaluate`` needs to know."""
+
+    data: Path | None = None  # None → the bundled demo
+    out: Path
+    venues: list[str] = Field(default_factory=list)  # empty → all present
+    systems: list[str] = Field(default_factory=list)  # empty → all present
+    dimensions: list[str] = Field(default_factory=list)  # empty → all registered
+    judge: str = "offline"
+    judge_options: dict[str, Any] = Field(default_factory=dict)
+    limit: int | None = None  # papers per venue
+    compat: bool = False
+    by_venue: bool = False
+    concurrency: int = 8  # units in flight
+    settings: dict[str, Any] = Field(default_factory=dict)  # dimension settings
+    report: bool = True
+
+
+class Progress:
+    """Counters the CLI's live display reads. Subclass or replace ``on_update``."""
+
+    def __init__(self) -> None:
+        self.units_total = 0
+        self.units_done = 0
+        self.units_skipped = 0
+        self.units_failed = 0
+        self.papers_total = 0
+        self.papers_done = 0
+        self.on_update: Callable[[Progress], None] | None = None
+
+    def update(self) -> None:
+        if self.on_update:
+            self.on_update(self)
+
+
+class RunResult(BaseModel):
+    out: Path
+    rows: int
+    units_done: int
+    units_skipped: int
+    units_failed: int
+    seconds: float
+    manifest: dict[str, Any]
+
+
+def config_hash(opts: EvalOptions, judge: Judge, dims: list[Dimension]) -> str:
+    """Hash of everything that changes a result (not paths, limits, concurrency, keys)."""
+    payload = {
+        "judge": judge.describe(),
+        "compat": opts.compat,
+        "settings": opts.settings,
+        "dimensions": {d.name: d.describe() for d in dims},
+    }
+    blob = json.dumps(payload, sort_keys=True, default=str)
+    return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+def build_judge(opts: EvalOptions) -> Judge:
+    from prism_review.llm import make_judge
+
+    return make_judge(opts.judge, **opts.judge_options)  # type: ignore[no-any-return]
+
+
+def _meta(layout: Any, venue: str, paper_id: str) -> dict[str, Any]:
+    try:
+        meta: dict[str, Any] = dict(layout.paper_meta(venue, paper_id))
+    except (AttributeError, FileNotFoundError):
+        meta = {}
+    return meta
+
+
+async def run_evaluation(
+    opts: EvalOptions,
+    *,
+    judge: Judge | None = None,
+    progress: Progress | None = None,
+    log: Callable[[str], None] = lambda s: None,
+) -> RunResult:
+    """Run the evaluation described by ``opts``; resumable; returns counts and the manifest."""
+    from prism_review.data.layout import EvalLayout, demo_root, find_data_root
+
+    t0 = time.perf_counter()
+    progress = progress or Progress()
+    out = Path(opts.out)
+    out.mkdir(parents=True, exist_ok=True)
+    root = find_data_root(Path(opts.data)) if opts.data else demo_root()
+    layout = EvalLayout(root)
+    dims = [get_dimension(n) for n in (opts.dimensions or _all_dimensions())]
+    if judge is None:
+        judge_opts = dict(opts.judge_options)
+        if opts.judge != "offline":
+            judge_opts.setdefault("audit_path", out / "audit.jsonl")
+        judge = build_judge(opts.model_copy(update={"judge_options": judge_opts}))
+    chash = config_hash(opts, judge, dims)
+    manifest_path = out / "manifest.json"
+    previous = json.loads(manifest_path.read_text()) if manifest_path.exists() else None
+    if previous and previous.get("config_hash") != chash:
+        raise RunSettingsError(
+            f"{out} holds a run made with other settings (config {previous.get('config_hash')} "
+            f"vs {chash}); choose a new --out folder"
+        )
+    manifest: dict[str, Any] = {
+        "tool": "prism-review",
+        "version": __version__,
+        "started": datetime.now(UTC).isoformat(timespec="seconds"),
+        "data": str(root),
+        "judge": judge.describe(),
+        "judge_spec": opts.judge,
+        "compat": opts.compat,
+        "settings": opts.settings,
+        "dimensions": {d.name: d.describe() for d in dims},
+        "config_hash": chash,
+        "filters": {"venues": opts.venues, "systems": opts.systems, "limit": opts.limit},
+    }
+    if previous:
+        manifest["first_started"] = previous.get("first_started", previous.get("started"))
+    results = ResultsLog(out / "results.jsonl")
+    if results.dropped_rows:
+        log(f"resume: dropped {results.dropped_rows} row(s) of units interrupted mid-write")
+    memo = MemoStore(out / "memo")
+    ctx = RunContext(
+        judge,
+        settings={**opts.settings, "compat": opts.compat},
+        memo_store=memo,
+    )
+
+    venues = [v for v in layout.venues() if not opts.venues or v in _norm_venues(opts.venues)]
+    work: list[tuple[Dimension, WorkUnit, dict[str, Any]]] = []
+    for venue in venues:
+        ids = layout.paper_ids(venue)
+        if opts.limit is not None:
+            ids = ids[: opts.limit]
+        present = layout.systems(venue)
+        systems = [s for s in present if not opts.systems or s in _norm_systems(opts.systems)]
+        for pid in ids:
+            progress.papers_total += 1
+            paper = layout.load_paper(venue, pid)
+            reviews = {s: layout.load_reviews(venue, pid, s) for s in present}
+            meta = _meta(layout, venue, pid)
+            for dim in dims:
+                for unit in dim.work_units(paper, reviews, systems):
+                    unit.extra.setdefault("meta", meta)
+                    work.append((dim, unit, meta))
+
+    progress.units_total = len(work)
+    pending = [(d, u, m) for d, u, m in work if not results.is_done(d.name, u.key)]
+    progress.units_skipped = len(work) - len(pending)
+    progress.units_done = progress.units_skipped
+    per_paper_left: dict[tuple[str, str], int] = {}
+    for _, u, _ in pending:
+        per_paper_left[(u.venue, u.paper_id)] = per_paper_left.get((u.venue, u.paper_id), 0) + 1
+    progress.papers_done = progress.papers_total - len(per_paper_left)
+    progress.update()
+    errors_path = out / "errors.jsonl"
+    sem = asyncio.Semaphore(max(1, opts.concurrency))
+    stop = asyncio.Event()
+    failed = 0
+
+    async def one(dim: Dimension, unit: WorkUnit, meta: dict[str, Any]) -> None:
+        nonlocal failed
+        if stop.is_set():
+            return
+        async with sem:
+            if stop.is_set():
+                return
+            try:
+                rows = await dim.evaluate(unit, ctx)
+            except Exception as exc:
+                if _is_fatal(exc):
+                    stop.set()
+                    raise
+                failed += 1
+                progress.units_failed += 1
+                with open(errors_path, "a", encoding="utf-8") as fh:
+                    fh.write(
+                        json.dumps(
+                            {
+                                "dimension": dim.name,
+                                "unit_key": unit.key,
+                                "error": f"{type(exc).__name__}: {exc}",
+                                "traceback": traceback.format_exc(limit=5),
+                                "time": datetime.now(UTC).isoformat(timespec="seconds"),
+                            }
+                        )
+                        + "\n"
+                    )
+                progress.update()
+                return
+            for row in rows:
+                _stamp(row, dim, unit, meta, judge, opts, chash)
+            results.append_unit(rows)
+            progress.units_done += 1
+            key = (unit.venue, unit.paper_id)
+            per_paper_left[key] -= 1
+            if per_paper_left[key] == 0:
+                progress.papers_done += 1
+            progress.update()
+
+    manifest_path.write_text(json.dumps(manifest, indent=2, default=str))
+    tasks = [asyncio.create_task(one(d, u, m)) for d, u, m in pending]
+    try:
+        if tasks:
+            await asyncio.gather(*tasks)
+    finally:
+        for t in tasks:
+            t.cancel()
+        manifest["finished"] = datetime.now(UTC).isoformat(timespec="seconds")
+        manifest["totals"] = {
+            "units": progress.units_total,
+            "units_done": progress.units_done,
+            "units_resumed": progress.units_skipped,
+            "units_failed": progress.units_failed,
+            "rows": len(results.rows()),
+            "usage": ctx.usage.model_dump(),
+            "judge_stats": _judge_stats(judge),
+        }
+        manifest_path.write_text(json.dumps(manifest, indent=2, default=str))
+
+    return RunResult(
+        out=out,
+        rows=len(results.rows()),
+        units_done=progress.units_done,
+        units_skipped=progress.units_skipped,
+        units_failed=failed,
+        seconds=time.perf_counter() - t0,
+        manifest=manifest,
+    )
+
+
+def _judge_stats(judge: Judge) -> dict[str, Any]:
+    stats = getattr(judge, "stats", None)
+    if stats is None:
+        return {}
+    if isinstance(stats, BaseModel):
+        return stats.model_dump()
+    if isinstance(stats, dict):
+        return dict(stats)
+    return {k: v for k, v in vars(stats).items() if not k.startswith("_")}
+
+
+def _is_fatal(exc: BaseException) -> bool:
+    """Errors that must stop the run (max-errors cutoff, bad credentials)."""
+    return bool(getattr(exc, "fatal", False)) or type(exc).__name__ in {
+        "MaxErrorsExceeded",
+        "AuthenticationError",
+        "ProviderConfigError",
+    }
+
+
+def _stamp(
+    row: ResultRow,
+    dim: Dimension,
+    unit: WorkUnit,
+    meta: dict[str, Any],
+    judge: Judge,
+    opts: EvalOptions,
+    chash: str,
+) -> None:
+    row.dimension = dim.name
+    row.unit_key = unit.key
+    row.meta = {**meta, **row.meta}
+    row.judge = judge.name
+    row.mode = "compat" if opts.compat else "clean"
+    row.config_hash = chash
+
+
+def _all_dimensions() -> list[str]:
+    from prism_review.dimensions.base import dimension_names
+
+    return dimension_names()
+
+
+def _norm_venues(names: list[str]) -> set[str]:
+    from prism_review.venues import get_venue
+
+    out = set()
+    for n in names:
+        try:
+            out.add(get_venue(n).id)
+        except KeyError:
+            out.add(n)
+    return out
+
+
+def _norm_systems(names: list[str]) -> set[str]:
+    from prism_review.systems.registry import get_system
+
+    out = set()
+    for n in names:
+        try:
+            out.add(get_system(n).id)
+        except KeyError:
+            out.add(n)
+    return out

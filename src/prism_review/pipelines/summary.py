@@ -1,0 +1,204 @@
+"""The Table-1 view: per system (and optionally per venue), mean ± sd (n) over papers.
+
+Aggregation, for every dimension alike: a system's value for a paper is the mean of its non-null
+metric values over that paper's ok rows (for humans: the mean over the paper's reviewers — the
+``per_review_mean`` mode), and the system's value is the mean over papers, with the population
+standard deviation (ddof = 0, as the reference aggregations use) and n = papers with a value.
+Null metrics (e.g. a recall whose class is empty) are skipped, never counted as 0.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+from collections import defaultdict
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from prism_review.dimensions.base import Dimension, MetricSpec, ResultRow
+from prism_review.systems.registry import SYSTEMS
+
+
+class Stat(BaseModel):
+    mean: float | None
+    sd: float | None
+    n: int
+
+    def fmt(self, spec: MetricSpec | None = None) -> str:
+        if self.mean is None:
+            return "–"
+        f = spec.fmt if spec else "{:.3f}"
+        return f"{f.format(self.mean)} ± {f.format(self.sd or 0.0)} ({self.n})"
+
+
+class SummaryRow(BaseModel):
+    dimension: str
+    venue: str  # "ALL" for the pooled view
+    system: str
+    metric: str
+    label: str
+    mean: float | None
+    sd: float | None
+    n: int
+
+
+def describe(values: Iterable[float]) -> Stat:
+    vals = [float(v) for v in values if v is not None and not math.isnan(float(v))]
+    if not vals:
+        return Stat(mean=None, sd=None, n=0)
+    m = sum(vals) / len(vals)
+    sd = math.sqrt(sum((v - m) ** 2 for v in vals) / len(vals))
+    return Stat(mean=m, sd=sd, n=len(vals))
+
+
+def summary_system(dim: Dimension | None, row: ResultRow) -> str | None:
+    """The summary group of a row (the dimension may rename or exclude rows)."""
+    if dim is not None and hasattr(dim, "summary_system"):
+        return dim.summary_system(row)  # type: ignore[no-any-return]
+    return row.system
+
+
+def per_paper_values(
+    rows: Iterable[ResultRow], dim: Dimension | None, metric: str, by_venue: bool
+) -> dict[tuple[str, str], dict[tuple[str, str], float]]:
+    """{(venue|ALL, system): {(venue, paper_id): per-paper mean}} for one metric."""
+    acc: dict[tuple[str, str], dict[tuple[str, str], list[float]]] = defaultdict(lambda: defaultdict(list))
+    for row in rows:
+        if row.status != "ok":
+            continue
+        v = row.metrics.get(metric)
+        if v is None:
+            continue
+        fv = float(v)
+        if math.isnan(fv):
+            continue
+        system = summary_system(dim, row)
+        if system is None:
+            continue
+        venue = row.venue if by_venue else "ALL"
+        acc[(venue, system)][(row.venue, row.paper_id)].append(fv)
+    return {
+        group: {paper: sum(vs) / len(vs) for paper, vs in papers.items()}
+        for group, papers in acc.items()
+    }
+
+
+def system_order(systems: Iterable[str]) -> list[str]:
+    known = list(SYSTEMS)
+    return sorted(set(systems), key=lambda s: (known.index(s) if s in known else len(known), s))
+
+
+def summarize(
+    rows: list[ResultRow], dims: list[Dimension], *, by_venue: bool = False
+) -> list[SummaryRow]:
+    out: list[SummaryRow] = []
+    for dim in dims:
+        drows = [r for r in rows if r.dimension == dim.name]
+        for spec in dim.metrics:
+            groups = per_paper_values(drows, dim, spec.key, by_venue)
+            venues = sorted({g[0] for g in groups})
+            for venue in venues:
+                for system in system_order(s for v, s in groups if v == venue):
+                    st = describe(groups[(venue, system)].values())
+                    out.append(
+                        SummaryRow(
+                            dimension=dim.name,
+                            venue=venue,
+                            system=system,
+                            metric=spec.key,
+                            label=spec.label,
+                            mean=st.mean,
+                            sd=st.sd,
+                            n=st.n,
+                        )
+                    )
+    return out
+
+
+def write_csv(rows: list[SummaryRow], path: Path) -> None:
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(["dimension", "venue", "system", "metric", "label", "mean", "sd", "n"])
+        for r in rows:
+            w.writerow(
+                [
+                    r.dimension,
+                    r.venue,
+                    r.system,
+                    r.metric,
+                    r.label,
+                    "" if r.mean is None else f"{r.mean:.6f}",
+                    "" if r.sd is None else f"{r.sd:.6f}",
+                    r.n,
+                ]
+            )
+
+
+def _label(system: str) -> str:
+    spec = SYSTEMS.get(system)
+    return spec.label if spec else system
+
+
+def table(
+    summary: list[SummaryRow], dims: list[Dimension], *, venue: str = "ALL", headline_only: bool
+) -> tuple[list[str], list[list[str]]]:
+    """Header and body of a system × metric table for one venue view."""
+    specs: list[tuple[Dimension, MetricSpec]] = [
+        (d, s) for d in dims for s in d.metrics if s.headline or not headline_only
+    ]
+    cells: dict[tuple[str, str, str], SummaryRow] = {
+        (r.dimension, r.system, r.metric): r for r in summary if r.venue == venue
+    }
+    systems = system_order(r.system for r in summary if r.venue == venue)
+    header = ["System"] + [s.label for _, s in specs]
+    body = []
+    for system in systems:
+        line = [_label(system)]
+        for d, s in specs:
+            r = cells.get((d.name, system, s.key))
+            line.append(Stat(mean=r.mean, sd=r.sd, n=r.n).fmt(s) if r else "–")
+        body.append(line)
+    return header, body
+
+
+def markdown_table(header: list[str], body: list[list[str]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(row) + " |" for row in body]
+    return "\n".join(lines)
+
+
+def write_markdown(
+    summary: list[SummaryRow],
+    dims: list[Dimension],
+    path: Path,
+    *,
+    manifest: dict[str, Any],
+) -> str:
+    judge = manifest.get("judge", {})
+    judge_name = judge.get("judge") or judge.get("name") or "?"
+    mode = "compat (reproduces the original PRISM code)" if manifest.get("compat") else "clean (spec recommendations)"
+    parts = [
+        "# PRISM summary",
+        "",
+        f"Judge: **{judge_name}** · mode: **{mode}** · prism-review {manifest.get('version', '?')}",
+        "",
+        "Values are mean ± sd (n papers): per paper, a system's value is the mean over its reviews "
+        "of that paper (humans: over the paper's reviewers); then the mean over papers. "
+        "Null metrics are skipped, never counted as 0.",
+        "",
+        "## Table 1 (headline metrics)",
+        "",
+        markdown_table(*table(summary, dims, headline_only=True)),
+        "",
+    ]
+    for d in dims:
+        parts += [f"## {d.label}", "", markdown_table(*table(summary, [d], headline_only=False)), ""]
+    venues = sorted({r.venue for r in summary if r.venue != "ALL"})
+    for v in venues:
+        parts += [f"## {v}", "", markdown_table(*table(summary, dims, venue=v, headline_only=True)), ""]
+    text = "\n".join(parts)
+    path.write_text(text, encoding="utf-8")
+    return text

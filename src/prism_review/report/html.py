@@ -1,0 +1,147 @@
+"""The browsable HTML report of a run (one self-contained file, figures embedded)."""
+
+from __future__ import annotations
+
+import html as _html
+import json
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, PackageLoader, select_autoescape
+from markupsafe import Markup
+
+from prism_review.dimensions.base import Dimension, ResultRow
+from prism_review.pipelines.summary import SummaryRow, per_paper_values, system_order, table
+from prism_review.report.figures import distributions, headline_bars
+
+MAX_BROWSE_PAPERS = 200
+MAX_EXTRACTED_CHARS = 6000
+
+
+def html_table(header: list[str], body: list[list[str]]) -> Markup:
+    h = "".join(f"<th>{_html.escape(c)}</th>" for c in header)
+    b = "".join("<tr>" + "".join(f"<td>{_html.escape(c)}</td>" for c in row) + "</tr>" for row in body)
+    return Markup(f"<table><thead><tr>{h}</tr></thead><tbody>{b}</tbody></table>")
+
+
+def _fmt(v: Any) -> str:
+    if v is None:
+        return "null"
+    if isinstance(v, float):
+        return f"{v:.4f}"
+    return str(v)
+
+
+def comparisons(rows: list[ResultRow], dims: list[Dimension]) -> Markup | None:
+    """Paired system-vs-human tests on the headline metrics (needs the stats module)."""
+    try:
+        from prism_review.metrics import stats
+    except ImportError:
+        return None
+    compare = getattr(stats, "paired_comparison", None)
+    if compare is None:
+        return None
+    header = ["System", "Metric", "n pairs", "Human", "System", "Diff", "95% CI", "p (Holm)", "Cliff's δ"]
+    body: list[list[str]] = []
+    for d in dims:
+        drows = [r for r in rows if r.dimension == d.name]
+        for spec in d.metrics:
+            if not spec.headline:
+                continue
+            groups = per_paper_values(drows, d, spec.key, False)
+            human = groups.get(("ALL", "human"), {})
+            for (_, system), vals in sorted(groups.items(), key=lambda kv: system_order([kv[0][1]])):
+                if system == "human":
+                    continue
+                papers = sorted(set(vals) & set(human))
+                if len(papers) < 2:
+                    continue
+                try:
+                    res = compare([vals[p] for p in papers], [human[p] for p in papers])
+                except Exception:  # a degenerate sample: show nothing rather than a wrong number
+                    continue
+                body.append(
+                    [
+                        system,
+                        spec.label,
+                        str(len(papers)),
+                        _fmt(res.get("mean_b")),
+                        _fmt(res.get("mean_a")),
+                        _fmt(res.get("mean_diff")),
+                        f"[{_fmt(res.get('ci_lower'))}, {_fmt(res.get('ci_upper'))}]",
+                        _fmt(res.get("p_adjusted", res.get("p_value"))),
+                        f"{_fmt(res.get('cliffs_delta'))} {res.get('magnitude', '')}",
+                    ]
+                )
+    return html_table(header, body) if body else None
+
+
+def write_html(
+    out: Path,
+    rows: list[ResultRow],
+    summary: list[SummaryRow],
+    dims: list[Dimension],
+    manifest: dict[str, Any],
+) -> Path:
+    env = Environment(
+        loader=PackageLoader("prism_review.report", "templates"),
+        autoescape=select_autoescape(["html", "j2"]),
+    )
+    tpl = env.get_template("report.html.j2")
+    pooled = [r for r in summary if r.venue == "ALL"]
+    dim_tables = [(d.label, html_table(*table(pooled, [d], headline_only=False))) for d in dims]
+    venues = sorted({r.venue for r in summary if r.venue != "ALL"})
+    venue_tables = [(v, html_table(*table(summary, dims, venue=v, headline_only=True))) for v in venues]
+    papers: dict[tuple[str, str], list[ResultRow]] = defaultdict(list)
+    for r in rows:
+        papers[(r.venue, r.paper_id)].append(r)
+    heads = {d.name: [s for s in d.metrics if s.headline] for d in dims}
+    browse = []
+    for (venue, pid), prow in list(papers.items())[:MAX_BROWSE_PAPERS]:
+        items = []
+        for r in sorted(prow, key=lambda x: (x.dimension, system_order([x.system]), x.reviewer_id)):
+            extracted = json.dumps(r.extracted, ensure_ascii=False, indent=1)
+            if len(extracted) > MAX_EXTRACTED_CHARS:
+                extracted = extracted[:MAX_EXTRACTED_CHARS] + "\n… (truncated; full data in results.jsonl)"
+            headline = " ".join(f"{s.label}={_fmt(r.metrics.get(s.key))}" for s in heads.get(r.dimension, []))
+            items.append(
+                {
+                    "dimension": r.dimension,
+                    "system": r.system,
+                    "reviewer_id": r.reviewer_id,
+                    "pairing": r.pairing,
+                    "status": r.status,
+                    "headline": headline,
+                    "metrics": [(k, _fmt(v)) for k, v in r.metrics.items()],
+                    "error": r.error,
+                    "extracted": extracted,
+                }
+            )
+        decision = prow[0].meta.get("decision") if prow else None
+        browse.append(
+            {"venue": venue, "paper_id": pid, "key": f"{venue}/{pid}".lower(), "decision": decision, "rows": items}
+        )
+    judge = manifest.get("judge", {})
+    page = tpl.render(
+        title=str(out),
+        judge=judge.get("judge") or judge.get("name") or manifest.get("judge_spec", "?"),
+        mode="compat" if manifest.get("compat") else "clean",
+        version=manifest.get("version", "?"),
+        data=manifest.get("data", "?"),
+        config_hash=manifest.get("config_hash", "?"),
+        n_rows=len(rows),
+        n_papers=len(papers),
+        n_unscored=sum(1 for r in rows if r.status == "unscored"),
+        table1=html_table(*table(pooled, dims, headline_only=True)),
+        bars=headline_bars(summary, dims),
+        dists=distributions(rows, dims),
+        dim_tables=dim_tables,
+        venue_tables=venue_tables,
+        comparisons=comparisons(rows, dims),
+        browse=browse,
+        browse_truncated=len(papers) > MAX_BROWSE_PAPERS,
+    )
+    path = out / "report.html"
+    path.write_text(page, encoding="utf-8")
+    return path
