@@ -1,0 +1,169 @@
+"""Injected-error recall on the OpenAIReview perturbation benchmark (flaw identification).
+
+A perturbation counts as detected when some review comment (1) quotes text that approximately
+contains the perturbed passage — after normalisation the perturbed text is a substring of the
+quote, or the quote covers at least 75% of it (difflib matching blocks, autojunk off) — and
+(2) explains it: the explanation matches the generator's ``why_wrong`` by fuzzy token-set ratio
+(≥ 70), or by an LLM judge's 1–5 rating at or above a threshold. The dataset card states 4; the
+public scorer used 3. The threshold is a setting here (default 4), and every result records the
+method and threshold that produced it. One comment may detect several perturbations; each
+perturbation counts once. Per row, recall = detected / injected (0 when nothing was injected).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from difflib import SequenceMatcher
+from typing import Any
+
+QUOTE_COVERAGE = 0.75
+FUZZY_RATIO = 70.0
+#: default LLM-judge pass mark (the dataset card's 4 of 5; the public scorer code uses 3)
+JUDGE_THRESHOLD = 4
+
+_WS = re.compile(r"\s+")
+
+#: explanation judge: (explanation, why_wrong) -> rating 1..5, or None when unscored
+ExplanationJudge = Callable[[str, str], "int | float | None"]
+
+
+def normalize_for_match(text: str | None) -> str:
+    """Lower-case; ``<br>`` and ``|`` → space; drop ``*`` and ``_``; U+2019 → '; fold spaces."""
+    t = (text or "").lower()
+    t = t.replace("<br>", " ").replace("|", " ")
+    t = t.replace("*", "").replace("_", "")
+    t = t.replace("\u2019", "'")
+    return _WS.sub(" ", t).strip()
+
+
+def quote_coverage(quote: str, window: str) -> float:
+    """Share of ``quote`` covered by difflib matching blocks against ``window`` (as given)."""
+    if not quote or not window:
+        return 0.0
+    sm = SequenceMatcher(None, quote, window, autojunk=False)
+    return sum(b.size for b in sm.get_matching_blocks()) / len(quote)
+
+
+def substring_match(
+    quote: str | None, perturbed: str | None, threshold: float = QUOTE_COVERAGE
+) -> bool:
+    """True when the comment's quote approximately contains the perturbed text."""
+    q, p = normalize_for_match(quote), normalize_for_match(perturbed)
+    if not q or not p:
+        return False
+    return p in q or quote_coverage(p, q) >= threshold
+
+
+def explanation_match_fuzzy(
+    explanation: str | None, why_wrong: str | None, threshold: float = FUZZY_RATIO
+) -> bool:
+    """rapidfuzz ``token_set_ratio`` (case-sensitive, no processor) ≥ ``threshold``."""
+    from rapidfuzz import fuzz
+
+    return float(fuzz.token_set_ratio(explanation or "", why_wrong or "")) >= threshold
+
+
+def _get(obj: Any, key: str) -> Any:
+    return obj.get(key) if isinstance(obj, Mapping) else getattr(obj, key, None)
+
+
+def score_review(
+    perturbations: Sequence[Any],
+    comments: Sequence[Mapping[str, Any]],
+    *,
+    method: str = "fuzzy",
+    judge: ExplanationJudge | None = None,
+    judge_threshold: float = JUDGE_THRESHOLD,
+    fuzzy_threshold: float = FUZZY_RATIO,
+) -> dict[str, Any]:
+    """Score one review (a list of ``{quote, explanation}`` comments) against one row.
+
+    ``method`` is ``fuzzy`` or ``llm`` (then ``judge`` rates the explanation; an unscored rating
+    never passes). Returns ``{n_injected, n_detected, recall, n_total_comments, detected, missed,
+    method, threshold}``.
+    """
+    if method not in ("fuzzy", "llm"):
+        raise ValueError(f"unknown explanation-match method {method!r}")
+    if method == "llm" and judge is None:
+        raise ValueError("method 'llm' needs a judge")
+    detected, missed = [], []
+    for p in perturbations:
+        pid, perturbed, why = _get(p, "perturbation_id"), _get(p, "perturbed"), _get(p, "why_wrong")
+        hit = False
+        for c in comments:
+            if not substring_match(c.get("quote") or "", perturbed):
+                continue
+            expl = c.get("explanation") or ""
+            if method == "fuzzy":
+                ok = explanation_match_fuzzy(expl, why, fuzzy_threshold)
+            else:
+                assert judge is not None
+                rating = judge(expl, why or "")
+                ok = rating is not None and rating >= judge_threshold
+            if ok:
+                hit = True
+                break
+        (detected if hit else missed).append(pid)
+    n = len(perturbations)
+    return {
+        "n_injected": n,
+        "n_detected": len(detected),
+        "recall": len(detected) / n if n else 0.0,
+        "n_total_comments": len(comments),
+        "detected": detected,
+        "missed": missed,
+        "method": method,
+        "threshold": fuzzy_threshold if method == "fuzzy" else judge_threshold,
+    }
+
+
+def recall_by_category(rows: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, float | int]]:
+    """Pool scored rows (``{error_category, n_injected, n_detected, recall}``) per category.
+
+    ``recall`` is pooled (Σ detected / Σ injected); ``mean_row_recall`` averages the rows.
+    """
+    acc: dict[str, dict[str, Any]] = {}
+    for r in rows:
+        a = acc.setdefault(str(r.get("error_category")), {"inj": 0, "det": 0, "recalls": []})
+        a["inj"] += int(r["n_injected"])
+        a["det"] += int(r["n_detected"])
+        a["recalls"].append(float(r["recall"]))
+    return {
+        cat: {
+            "n_rows": len(a["recalls"]),
+            "n_injected": a["inj"],
+            "n_detected": a["det"],
+            "recall": a["det"] / a["inj"] if a["inj"] else 0.0,
+            "mean_row_recall": sum(a["recalls"]) / len(a["recalls"]),
+        }
+        for cat, a in sorted(acc.items())
+    }
+
+
+def locate_comment_in_document(
+    quote: str, paragraphs: Sequence[str], threshold: float = 0.3
+) -> int | None:
+    """Index of the paragraph that best contains ``quote`` (coverage ≥ ``threshold``), or None.
+
+    Text is normalised first; paragraphs much longer than the quote are scanned in overlapping
+    windows of twice the quote's length.
+    """
+    q = normalize_for_match(quote)
+    if not q:
+        return None
+    best, best_i = 0.0, None
+    for i, para in enumerate(paragraphs):
+        p = normalize_for_match(para)
+        if q in p:
+            cov = 1.0
+        elif len(p) <= 2 * len(q):
+            cov = quote_coverage(q, p)
+        else:
+            win, step = 2 * len(q), max(1, len(q) // 2)
+            cov = max(
+                quote_coverage(q, p[s : s + win]) for s in range(0, len(p) - len(q) + 1, step)
+            )
+        if cov > best:
+            best, best_i = cov, i
+    return best_i if best >= threshold else None
