@@ -53,7 +53,7 @@ def _compat_key_matches(key: str, reviewer_id: str) -> bool:
     if reviewer_id == LLM_ID:
         return "llm" in low or "sea" in low
     m = re.match(r"^Human_(\d+)$", reviewer_id)
-    return bool(m) and m.group(1) in key
+    return m is not None and m.group(1) in key
 
 
 def detected_flaws(

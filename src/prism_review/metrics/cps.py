@@ -84,7 +84,7 @@ def section_breakdown(args: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]
 
     ``n_args`` counts zero-weight mentions too; ties keep first-appearance order.
     """
-    rows = []
+    rows: list[dict[str, Any]] = []
     for name, items in group_by_section(args).items():
         ws = _section_weights(items)
         c, ic = dcg(ws), dcg(sorted(ws, reverse=True))

@@ -87,7 +87,8 @@ def score_review(
         raise ValueError(f"unknown explanation-match method {method!r}")
     if method == "llm" and judge is None:
         raise ValueError("method 'llm' needs a judge")
-    detected, missed = [], []
+    detected: list[Any] = []
+    missed: list[Any] = []
     for p in perturbations:
         pid, perturbed, why = _get(p, "perturbation_id"), _get(p, "perturbed"), _get(p, "why_wrong")
         hit = False
