@@ -1,0 +1,1 @@
+"""Novelty Assessment judge steps: paper side, review claims, claim-vs-prior-work verdicts."""
