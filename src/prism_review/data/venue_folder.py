@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import zipfile
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -91,7 +92,7 @@ class _Source:
             return self._zip.read(self.prefix + rel)
         except KeyError:
             return None
-        except (zipfile.BadZipFile, OSError, EOFError) as exc:  # CRC error, truncated member
+        except (zipfile.BadZipFile, OSError, EOFError, zlib.error) as exc:  # CRC error, truncated member
             raise DataError(self.label(rel), f"cannot read zip member: {exc}") from exc
 
     def close(self) -> None:
