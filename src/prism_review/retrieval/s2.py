@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import os
 import time
@@ -91,10 +92,8 @@ class SemanticScholarClient:
     def _backoff(self, attempt: int, retry_after: str | None) -> float:
         delay = min(self.retry_delay * (2**attempt), self.max_delay)
         if retry_after:
-            try:
+            with contextlib.suppress(ValueError):
                 delay = max(delay, min(float(retry_after), self.max_delay))
-            except ValueError:
-                pass
         return delay
 
     async def search(self, query: str, limit: int = 10) -> list[dict[str, Any]]:
