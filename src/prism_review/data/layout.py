@@ -1,0 +1,353 @@
+"""The PRISM evaluation layout: ``DATA_ROOT/<VENUE>/{papers, human_reviews, <system folders>}``.
+
+``EvalLayout(root)`` lists venues, paper ids (manifest first), reviewer systems (the six built-in
+folders plus bring-your-own JSONL folders) and loads :class:`Paper` and :class:`Review` records
+through the per-system adapters in :mod:`prism_review.systems`. ``validate_layout`` checks every
+rule of prism-reference §1.2 and reports all problems at once. ``demo_root()`` is the bundled
+demo dataset.
+
+Beyond §1.2, a venue folder may hold ``paper_metadata.jsonl`` (rows ``{paper_id, title?,
+abstract?, decision?, keywords?}``) for papers without a human review file (docs/byo-format.md).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from statistics import mean
+from typing import Any
+
+from prism_review.data.errors import DataError
+from prism_review.data.layout_check import LayoutProblem, validate_layout
+from prism_review.records import Decision, Paper, Review
+from prism_review.systems.adapters import ADAPTERS, find_review_file, load_review_file
+from prism_review.systems.base import read_json, read_text
+from prism_review.systems.byo import ByoSource, is_byo_folder
+from prism_review.systems.human import human_meta, load_human
+from prism_review.systems.registry import SYSTEMS, SystemSpec, get_system, register_system
+from prism_review.venues import VENUES, get_venue, leading_number
+
+__all__ = [
+    "EvalLayout",
+    "LayoutProblem",
+    "demo_root",
+    "find_data_root",
+    "validate_layout",
+    "venue_dirs",
+    "builtin_folders",
+]
+
+METADATA_FILE = "paper_metadata.jsonl"
+
+
+def builtin_folders() -> dict[str, str]:
+    """Folder name → system id for the six built-in systems (``tree`` → ``treereview``)."""
+    return {SYSTEMS[s].folder: s for s in ADAPTERS}
+
+
+def venue_dirs(root: Path) -> dict[str, Path]:
+    """Canonical venue id → folder, in registry order; ``ICLR_2024`` folders are accepted."""
+    found: dict[str, Path] = {}
+    if root.is_dir():
+        for child in sorted(root.iterdir()):
+            if not child.is_dir():
+                continue
+            try:
+                vid = get_venue(child.name).id
+            except KeyError:
+                continue
+            if vid not in found or child.name == vid:
+                found[vid] = child
+    return {v: found[v] for v in VENUES if v in found}
+
+
+def find_data_root(path: Path | str) -> Path:
+    """The DATA_ROOT under ``path``: ``<p>/input``, ``<p>/Data/input``, ``<p>``, then any ``input``
+    directory below; the first holding all five venues wins, else the first holding any venue.
+    """
+    base = Path(path)
+    candidates = [base / "input", base / "Data" / "input", base]
+    if base.is_dir():
+        candidates += sorted(p for p in base.rglob("input") if p.is_dir())
+    partial = None
+    for cand in candidates:
+        found = venue_dirs(cand)
+        if len(found) == len(VENUES):
+            return cand
+        if found and partial is None:
+            partial = cand
+    if partial is not None:
+        return partial
+    raise DataError(base, f"no venue folder ({', '.join(VENUES)}) found here or below")
+
+
+def demo_root() -> Path:
+    """The bundled demo dataset (an evaluation layout with one venue folder)."""
+    res = resources.files("prism_review") / "resources" / "demo"
+    path = Path(str(res))
+    if not path.is_dir():
+        raise DataError(path, "the bundled demo dataset is missing from this installation")
+    return path
+
+
+_ABSTRACT = re.compile(r"^\W*a\s?b\s?s\s?t\s?r\s?a\s?c\s?t\b[\s:.\-]*(?P<rest>.*)$", re.I)
+_HEADING = re.compile(r"^\s*(#{1,6}\s|\d+(\.\d+)*\.?\s+[A-Z]|\\section|[IVX]+\.\s+[A-Z])")
+
+
+def guess_title_abstract(text: str) -> tuple[str, str]:
+    """Best-effort title (first heading or line) and abstract (after an "Abstract" heading)."""
+    lines = text.splitlines()
+    title = ""
+    for line in lines[:40]:
+        s = line.strip()
+        if s.startswith("#") and s.lstrip("#").strip():
+            title = s.lstrip("#").strip()
+            break
+    if not title:
+        title = next((s.strip() for s in lines[:10] if s.strip() and len(s.strip()) < 300), "")
+    abstract: list[str] = []
+    for i, line in enumerate(lines[:400]):
+        m = _ABSTRACT.match(
+            line.strip().lstrip("#").strip() if line.strip().startswith("#") else line
+        )
+        if not m:
+            continue
+        rest = m.group("rest").strip()
+        if rest:
+            abstract.append(rest)
+        for nxt in lines[i + 1 :]:
+            if _HEADING.match(nxt) and abstract:
+                break
+            if nxt.strip():
+                abstract.append(nxt.strip())
+            if sum(len(a) for a in abstract) > 3000:
+                break
+        break
+    return title, " ".join(abstract)[:4000]
+
+
+class EvalLayout:
+    """Read access to one DATA_ROOT in the PRISM evaluation layout."""
+
+    def __init__(self, root: Path | str) -> None:
+        self.root = Path(root)
+        self._byo: dict[tuple[str, str], ByoSource] = {}
+        #: ``(path, note)`` for every review entry skipped because it held no text
+        self.skipped: list[tuple[str, str]] = []
+
+    def venues(self) -> list[str]:
+        """Canonical ids of the venues present, in registry order."""
+        return list(venue_dirs(self.root))
+
+    def venue_dir(self, venue: str) -> Path:
+        """The folder of ``venue`` (any spelling); :class:`DataError` when it is absent."""
+        vid = get_venue(venue).id
+        dirs = venue_dirs(self.root)
+        if vid not in dirs:
+            raise DataError(self.root / vid, "venue folder not found")
+        return dirs[vid]
+
+    def manifest_path(self, venue: str, size: int | str = 200) -> Path:
+        """Path of the ``paper_ids_<size>_<venue_lower>.txt`` manifest (may not exist)."""
+        return self.venue_dir(venue) / f"paper_ids_{size}_{get_venue(venue).lower}.txt"
+
+    def paper_ids(self, venue: str, manifest: str | None = None) -> list[str]:
+        """Paper ids: the named manifest (``"200"``, ``"50"``, a file name or path), else the
+        200-paper manifest when present, else the ``papers/`` listing (sorted)."""
+        vdir = self.venue_dir(venue)
+        if manifest is not None:
+            path = self._manifest(venue, manifest)
+            if path is None and str(manifest) == "50":
+                return self.paper_ids(venue)[:50]
+            if path is None:
+                raise DataError(vdir / str(manifest), "manifest not found")
+            return read_manifest(path)
+        default = self.manifest_path(venue, 200)
+        if default.is_file():
+            return read_manifest(default)
+        return list_paper_ids(vdir / "papers")
+
+    def _manifest(self, venue: str, manifest: str) -> Path | None:
+        vdir = self.venue_dir(venue)
+        for cand in (self.manifest_path(venue, manifest), vdir / manifest, Path(manifest)):
+            if cand.is_file():
+                return cand
+        return None
+
+    def systems(self, venue: str) -> list[str]:
+        """System ids with a folder in ``venue``: human first, built-ins in registry order, then
+        bring-your-own JSONL folders (sorted; registered in the system registry on discovery)."""
+        vdir = self.venue_dir(venue)
+        folders = builtin_folders()
+        out = [sid for folder, sid in folders.items() if (vdir / folder).is_dir()]
+        out.sort(key=lambda s: list(SYSTEMS).index(s))
+        for sid in byo_systems(vdir):
+            if sid not in out:
+                out.append(sid)
+        return out
+
+    def system_dir(self, venue: str, system: str) -> Path:
+        """The folder of ``system`` in ``venue``."""
+        vdir = self.venue_dir(venue)
+        if system in ADAPTERS:
+            return vdir / SYSTEMS[system].folder
+        return vdir / get_system(system).folder
+
+    def _human_json(self, venue: str, paper_id: str) -> dict[str, Any] | None:
+        path = self.venue_dir(venue) / "human_reviews" / f"{paper_id}.json"
+        if not path.is_file():
+            return None
+        data = _cached_json(str(path), path.stat().st_mtime_ns)
+        if not isinstance(data, dict):
+            raise DataError(path, f"expected a JSON object, got {type(data).__name__}")
+        return data
+
+    def _metadata(self, venue: str) -> dict[str, dict[str, Any]]:
+        return _cached_metadata(str(self.venue_dir(venue) / METADATA_FILE))
+
+    def load_paper(self, venue: str, paper_id: str) -> Paper:
+        """The paper: full text from ``papers/{id}.txt`` (else ``.grobid.txt``), title and
+        abstract best effort, decision, meta-review and keywords from the human review file
+        (else ``paper_metadata.jsonl``)."""
+        vid = get_venue(venue).id
+        pdir = self.venue_dir(venue) / "papers"
+        path = next(
+            (p for p in (pdir / f"{paper_id}.txt", pdir / f"{paper_id}.grobid.txt") if p.is_file()),
+            None,
+        )
+        if path is None:
+            raise DataError(pdir / f"{paper_id}.txt", "paper text not found")
+        text = read_text(path)
+        if not text.strip():
+            raise DataError(path, "paper text is empty")
+        info: dict[str, Any] = dict(self._metadata(venue).get(paper_id, {}))
+        human = self._human_json(venue, paper_id)
+        if human is not None:
+            info.update({k: v for k, v in human_meta(human, vid).items() if v})
+        title, abstract = guess_title_abstract(text)
+        kw = info.get("keywords") or []
+        return Paper(
+            paper_id=paper_id,
+            venue=vid,
+            title=str(info.get("title") or title),
+            abstract=str(info.get("abstract") or abstract),
+            full_text=text,
+            decision=Decision.parse(info.get("decision")),
+            meta_review=info.get("meta_review"),
+            keywords=[str(k) for k in kw] if isinstance(kw, list) else [],
+            source_path=str(path),
+        )
+
+    def load_reviews(self, venue: str, paper_id: str, system: str) -> list[Review]:
+        """Reviews of ``paper_id`` by ``system`` ([] when the system has no file for it)."""
+        vid = get_venue(venue).id
+        if system in ADAPTERS:
+            folder = self.venue_dir(venue) / SYSTEMS[system].folder
+            path = find_review_file(folder, system, paper_id) if folder.is_dir() else None
+            if path is None:
+                return []
+            if system == "human":
+                reviews, notes = load_human(path, paper_id, vid)
+                self.skipped.extend((str(path), n) for n in notes)
+                return reviews
+            reviews = load_review_file(system, path, paper_id, vid)
+            if not reviews:
+                self.skipped.append((str(path), "no review text"))
+            return reviews
+        key = (vid, system)
+        if key not in self._byo:
+            folder = self.system_dir(venue, system)
+            if not is_byo_folder(folder):
+                return []
+            self._byo[key] = ByoSource(folder, system)
+        return self._byo[key].reviews(paper_id, vid)
+
+    def paper_meta(self, venue: str, paper_id: str) -> dict[str, Any]:
+        """``decision`` (raw), ``decision_kind``, ``accepted`` (bool|None), ``avg_rating`` (mean
+        of the human raw ratings, None without any) and ``avg_rating_norm`` ([0, 1])."""
+        v = get_venue(venue)
+        info: dict[str, Any] = dict(self._metadata(venue).get(paper_id, {}))
+        human = self._human_json(venue, paper_id)
+        ratings: list[float] = []
+        if human is not None:
+            info.update({k: val for k, val in human_meta(human, v.id).items() if val})
+            for r in human.get("reviews") or []:
+                if isinstance(r, dict):
+                    value = leading_number(r.get(v.rating_field))
+                    if value is not None:
+                        ratings.append(value)
+        decision = Decision.parse(info.get("decision"))
+        norms = [n for n in (v.rating_scale.normalise(x) for x in ratings) if n is not None]
+        return {
+            "paper_id": paper_id,
+            "venue": v.id,
+            "decision": decision.raw,
+            "decision_kind": decision.kind.value,
+            "accepted": decision.accepted,
+            "avg_rating": mean(ratings) if ratings else None,
+            "avg_rating_norm": mean(norms) if norms else None,
+            "n_human_ratings": len(ratings),
+        }
+
+
+def byo_systems(vdir: Path) -> list[str]:
+    """Bring-your-own system ids in a venue folder (registered on discovery; clashes skipped)."""
+    known = {f.lower() for f in builtin_folders()} | {"papers"}
+    out = []
+    for child in sorted(vdir.iterdir()) if vdir.is_dir() else []:
+        if child.name.lower() in known or child.name.startswith(".") or not is_byo_folder(child):
+            continue
+        try:
+            spec = get_system(child.name)
+        except KeyError:
+            spec = SystemSpec(id=child.name, folder=child.name, label=child.name)
+            register_system(spec)
+        if spec.id in ADAPTERS:
+            continue  # a JSONL folder named like a built-in system: reported by validate_layout
+        out.append(spec.id)
+    return out
+
+
+def read_manifest(path: Path) -> list[str]:
+    """Ids of a manifest file, one per line, blank lines and ``#`` comments ignored."""
+    text = read_text(path)
+    return [s.strip() for s in text.split("\n") if s.strip() and not s.strip().startswith("#")]
+
+
+def list_paper_ids(pdir: Path) -> list[str]:
+    """Ids of ``papers/``, sorted, from ``{id}.txt`` / ``{id}.grobid.txt`` (deduplicated)."""
+    ids = set()
+    for p in pdir.iterdir() if pdir.is_dir() else []:
+        if p.is_file() and not p.name.startswith("."):
+            if p.name.endswith(".grobid.txt"):
+                ids.add(p.name[: -len(".grobid.txt")])
+            elif p.name.endswith(".txt"):
+                ids.add(p.name[: -len(".txt")])
+    return sorted(ids)
+
+
+@lru_cache(maxsize=64)
+def _cached_json(path: str, _mtime: int) -> Any:
+    return read_json(Path(path))
+
+
+@lru_cache(maxsize=16)
+def _cached_metadata(path: str) -> dict[str, dict[str, Any]]:
+    p = Path(path)
+    if not p.is_file():
+        return {}
+    out: dict[str, dict[str, Any]] = {}
+    for i, line in enumerate(read_text(p).split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise DataError(p, f"invalid JSON ({exc.msg})", field=f"line {i}") from exc
+        if not isinstance(row, dict) or not isinstance(row.get("paper_id"), str):
+            raise DataError(p, "expected an object with a string paper_id", field=f"line {i}")
+        out[row["paper_id"]] = row
+    return out

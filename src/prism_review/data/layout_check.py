@@ -1,0 +1,205 @@
+"""Validation of a PRISM evaluation layout (prism-reference §1.2), reporting every problem.
+
+Rules checked per venue:
+
+1. the venue folder exists (for venues asked for explicitly) and holds ``papers/``;
+2. with ``require_all_systems``, the six review folders are all present and each covers every
+   paper id; without it, missing folders are allowed but every paper needs a review from at
+   least one system;
+3. ``papers/`` is non-empty and holds no empty, undecodable or unexpected files;
+4. manifests list known paper ids, and ``paper_ids_50`` is the first 50 ids of ``paper_ids_200``;
+5. every ``.txt`` review is non-empty UTF-8;
+6. JSON reviews are valid JSON and satisfy their folder's rule (human, tree, deepreview,
+   cyclereview);
+7. bring-your-own JSONL folders: every row parses and holds text; a JSONL folder may not reuse a
+   built-in system's id.
+
+Problems are :class:`LayoutProblem` records; nothing here raises on bad input.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from prism_review.data.errors import DataError
+from prism_review.venues import VENUES, get_venue
+
+
+@dataclass(frozen=True)
+class LayoutProblem:
+    """One rule violation: the file or folder at fault, the field (if any) and what is wrong."""
+
+    path: str
+    field: str | None
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}" + (f" [{self.field}]" if self.field else "") + f": {self.message}"
+
+
+def validate_layout(
+    root: Path, *, venues: list[str] | None = None, require_all_systems: bool = True
+) -> list[LayoutProblem]:
+    """Every §1.2 problem of the layout under ``root`` (an empty list means valid).
+
+    ``venues`` restricts the check (and makes each listed venue mandatory); by default every
+    venue folder present is checked. ``require_all_systems=False`` accepts partial system
+    coverage (e.g. the bundled demo, which has bring-your-own systems only for some papers).
+    """
+    from prism_review.data import layout as L
+
+    root = Path(root)
+    problems: list[LayoutProblem] = []
+
+    def add(path: Path | str, message: str, field: str | None = None) -> None:
+        problems.append(LayoutProblem(str(path), field, message))
+
+    if not root.is_dir():
+        add(root, "data root is not a directory")
+        return problems
+    present = L.venue_dirs(root)
+    if venues is None:
+        wanted = list(present)
+        if not wanted:
+            add(root, f"no venue folder found (expected some of: {', '.join(VENUES)})")
+    else:
+        wanted = []
+        for name in venues:
+            try:
+                vid = get_venue(name).id
+            except KeyError as exc:
+                add(root, str(exc.args[0]))
+                continue
+            if vid not in present:
+                add(root / vid, "venue folder is missing")
+            else:
+                wanted.append(vid)
+    for vid in wanted:
+        _check_venue(L, vid, present[vid], require_all_systems, add)
+    return problems
+
+
+def _check_venue(L, vid, vdir: Path, require_all: bool, add) -> None:  # type: ignore[no-untyped-def]
+    from prism_review.systems import byo
+    from prism_review.systems.adapters import ADAPTERS, find_review_file
+
+    pdir = vdir / "papers"
+    ids = _check_papers(pdir, add)
+    ids = _check_manifests(L, vid, vdir, ids, add)
+    covered: dict[str, int] = {pid: 0 for pid in ids}
+    for folder, sid in L.builtin_folders().items():
+        sdir = vdir / folder
+        if not sdir.is_dir():
+            if require_all:
+                add(sdir, f"review folder for system {sid!r} is missing")
+            continue
+        for pid in ids:
+            path = find_review_file(sdir, sid, pid)
+            if path is None:
+                if require_all:
+                    add(sdir, f"no review file for paper {pid!r}", field=pid)
+                continue
+            if _check_review_file(ADAPTERS[sid], path, add):
+                covered[pid] += 1
+    for child in sorted(vdir.iterdir()):
+        if (
+            child.name in L.builtin_folders()
+            or child.name == "papers"
+            or not byo.is_byo_folder(child)
+        ):
+            continue
+        if child.name.lower() in {s for s in ADAPTERS} | {f.lower() for f in L.builtin_folders()}:
+            add(child, "a bring-your-own JSONL folder may not reuse a built-in system name")
+            continue
+        bad = byo.check_folder(child)
+        for where, field, message in bad:
+            add(where, message, field)
+        if not bad:
+            try:
+                for pid in byo.ByoSource(child, child.name).paper_ids():
+                    if pid in covered:
+                        covered[pid] += 1
+            except DataError as exc:  # pragma: no cover - check_folder found nothing
+                add(child, byo.error_message(exc), exc.field)
+    if not require_all:
+        for pid, n in covered.items():
+            if n == 0:
+                add(vdir, f"paper {pid!r} has no readable review from any system", field=pid)
+
+
+def _check_papers(pdir: Path, add) -> list[str]:  # type: ignore[no-untyped-def]
+    if not pdir.is_dir():
+        add(pdir, "papers folder is missing")
+        return []
+    ids: list[str] = []
+    files = sorted(p for p in pdir.iterdir() if not p.name.startswith("."))
+    if not files:
+        add(pdir, "papers folder is empty")
+    for p in files:
+        if not p.is_file() or not p.name.endswith(".txt"):
+            add(p, "unexpected entry in papers/ (expected {id}.txt or {id}.grobid.txt)")
+            continue
+        try:
+            text = p.read_bytes().decode("utf-8")
+        except UnicodeDecodeError as exc:
+            add(p, f"paper text is not valid UTF-8 (byte {exc.start})")
+            continue
+        except OSError as exc:
+            add(p, f"cannot read file ({exc.strerror})")
+            continue
+        if not text.strip():
+            add(p, "paper text is empty")
+            continue
+        pid = p.name[: -len(".grobid.txt")] if p.name.endswith(".grobid.txt") else p.name[:-4]
+        if pid not in ids:
+            ids.append(pid)
+    return sorted(ids)
+
+
+def _check_manifests(L, vid: str, vdir: Path, ids: list[str], add) -> list[str]:  # type: ignore[no-untyped-def]
+    lower = get_venue(vid).lower
+    lists: dict[str, list[str]] = {}
+    for size in ("200", "50"):
+        path = vdir / f"paper_ids_{size}_{lower}.txt"
+        if not path.is_file():
+            continue
+        try:
+            listed = L.read_manifest(path)
+        except DataError as exc:
+            add(path, str(exc).split(": ", 1)[-1])
+            continue
+        lists[size] = listed
+        if not listed:
+            add(path, "manifest lists no paper id")
+        for pid in listed:
+            if pid not in ids:
+                add(path, f"paper {pid!r} is listed but papers/ has no text for it", field=pid)
+        dup = {p for p in listed if listed.count(p) > 1}
+        if dup:
+            add(path, f"duplicate ids: {', '.join(sorted(dup))}")
+    if "200" in lists and "50" in lists and lists["50"] != lists["200"][: len(lists["50"])]:
+        add(vdir / f"paper_ids_50_{lower}.txt", "is not the first ids of the 200-paper manifest")
+    if "200" in lists:
+        return [p for p in lists["200"] if p in ids]
+    return ids
+
+
+def _check_review_file(adapter, path: Path, add) -> bool:  # type: ignore[no-untyped-def]
+    """Check one review file; True when it passed."""
+    from prism_review.systems.base import read_json
+
+    if not adapter.json:
+        bad = adapter.check(path)
+    else:
+        try:
+            data = read_json(path)
+        except DataError as exc:
+            from prism_review.systems.byo import error_message
+
+            add(path, error_message(exc), exc.field)
+            return False
+        bad = adapter.check(data)
+    for field, message in bad:
+        add(path, message, field)
+    return not bad

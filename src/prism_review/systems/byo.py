@@ -1,0 +1,228 @@
+"""Bring-your-own reviewer systems: JSON Lines, one review per row (see docs/byo-format.md).
+
+A row is ``{"paper_id", "reviewer_id"?, "sections"? | "text"? | "comments"?, "scores"?,
+"rating"?}``; at least one of ``sections``, ``text`` or ``comments`` must hold text. Several may be
+given; they are used in that order. ``comments`` is OpenAIReview's quote-anchored format
+(``title``, ``quote``, ``explanation``, ``comment_type``, optional ``paragraph_index``): each
+comment becomes a section named by its title whose text is the quote (as a ``>`` line) followed
+by the explanation; the original list stays in ``extra["comments"]``.
+
+A folder is indexed once (byte offsets per paper id, not the rows), so large files stay cheap.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from prism_review.data.errors import DataError
+from prism_review.records import Review, Section
+from prism_review.systems.base import LLM_REVIEWER_ID, without_think
+from prism_review.systems.parsing import family, split_hash_sections
+from prism_review.venues import Scale, get_venue, leading_number
+
+
+def byo_files(folder: Path) -> list[Path]:
+    """The JSONL files of a BYO folder: ``reviews.jsonl`` first, then other ``*.jsonl`` sorted."""
+    files = sorted(p for p in folder.glob("*.jsonl") if p.is_file())
+    files.sort(key=lambda p: p.name != "reviews.jsonl")
+    return files
+
+
+def is_byo_folder(folder: Path) -> bool:
+    """True when ``folder`` holds at least one ``*.jsonl`` file."""
+    return folder.is_dir() and bool(byo_files(folder))
+
+
+def parse_row(path: Path, line_no: int, line: bytes | str) -> dict[str, Any]:
+    """Decode and type-check one row; problems raise :class:`DataError` naming file and line."""
+    where = f"line {line_no}"
+    if isinstance(line, bytes):
+        try:
+            line = line.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise DataError(path, f"not valid UTF-8 (byte {exc.start})", field=where) from exc
+    try:
+        row = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise DataError(path, f"invalid JSON ({exc.msg} at col {exc.colno})", field=where) from exc
+    if not isinstance(row, dict):
+        raise DataError(path, f"expected an object, got {type(row).__name__}", field=where)
+    pid = row.get("paper_id")
+    if not isinstance(pid, str | int) or isinstance(pid, bool) or not str(pid).strip():
+        raise DataError(path, "missing or not a string", field=f"{where}: paper_id")
+    if not row_sections(path, where, row):
+        raise DataError(path, "row has no review text (sections, text or comments)", field=where)
+    return row
+
+
+def row_sections(path: Path, where: str, row: dict[str, Any]) -> list[Section]:
+    """The ordered sections of a row (type errors raise :class:`DataError`)."""
+    out: list[Section] = []
+    secs = row.get("sections")
+    if secs is not None:
+        if not isinstance(secs, list):
+            raise DataError(
+                path, f"expected a list, got {type(secs).__name__}", field=f"{where}: sections"
+            )
+        for i, s in enumerate(secs):
+            if (
+                not isinstance(s, dict)
+                or not isinstance(s.get("text", ""), str)
+                or not isinstance(s.get("name", ""), str)
+            ):
+                raise DataError(
+                    path, "expected {name: str, text: str}", field=f"{where}: sections[{i}]"
+                )
+            if s.get("text", "").strip():
+                out.append(Section(name=s.get("name", "").strip(), text=s["text"].strip()))
+    text = row.get("text")
+    if text is not None:
+        if not isinstance(text, str):
+            raise DataError(
+                path, f"expected a string, got {type(text).__name__}", field=f"{where}: text"
+            )
+        out.extend(split_hash_sections(without_think(text)[1]))
+    comments = row.get("comments")
+    if comments is not None:
+        if not isinstance(comments, list):
+            raise DataError(
+                path, f"expected a list, got {type(comments).__name__}", field=f"{where}: comments"
+            )
+        for i, c in enumerate(comments):
+            if not isinstance(c, dict):
+                raise DataError(path, "expected an object", field=f"{where}: comments[{i}]")
+            expl, quote, title = (c.get(k) or "" for k in ("explanation", "quote", "title"))
+            if not all(isinstance(x, str) for x in (expl, quote, title)):
+                raise DataError(
+                    path, "title/quote/explanation must be strings", field=f"{where}: comments[{i}]"
+                )
+            body = "\n\n".join(
+                p for p in ((f"> {quote.strip()}" if quote.strip() else ""), expl.strip()) if p
+            )
+            if body:
+                out.append(Section(name=title.strip() or f"Comment {i + 1}", text=body))
+    return out
+
+
+def _scale_for(venue: str, name: str) -> Scale | None:
+    v = get_venue(venue)
+    fam = family(name)
+    if fam == "rating":
+        return v.rating_scale
+    return v.score_fields.get(name) or v.score_fields.get(fam.capitalize())
+
+
+class ByoSource:
+    """An indexed BYO folder: ``reviews(paper_id)`` parses only that paper's rows."""
+
+    def __init__(self, folder: Path, system: str) -> None:
+        self.folder = folder
+        self.system = system
+        self._index: dict[str, list[tuple[Path, int, int]]] | None = None
+
+    def index(self) -> dict[str, list[tuple[Path, int, int]]]:
+        """paper id → [(file, line number, byte offset)], built on first use; bad rows raise."""
+        if self._index is None:
+            idx: dict[str, list[tuple[Path, int, int]]] = defaultdict(list)
+            for path in byo_files(self.folder):
+                for line_no, offset, line in _lines(path):
+                    row = parse_row(path, line_no, line)
+                    idx[str(row["paper_id"]).strip()].append((path, line_no, offset))
+            self._index = dict(idx)
+        return self._index
+
+    def paper_ids(self) -> list[str]:
+        """Paper ids with at least one row."""
+        return list(self.index())
+
+    def reviews(self, paper_id: str, venue: str) -> list[Review]:
+        """The rows of ``paper_id`` as Reviews, in file order."""
+        out: list[Review] = []
+        used: set[str] = set()
+        for path, line_no, offset in self.index().get(paper_id, []):
+            with path.open("rb") as fh:
+                fh.seek(offset)
+                line = fh.readline()
+            row = parse_row(path, line_no, line)
+            out.append(self._review(path, line_no, row, paper_id, venue, used))
+        return out
+
+    def _review(
+        self,
+        path: Path,
+        line_no: int,
+        row: dict[str, Any],
+        paper_id: str,
+        venue: str,
+        used: set[str],
+    ) -> Review:
+        where = f"line {line_no}"
+        rid = str(row.get("reviewer_id") or LLM_REVIEWER_ID)
+        base, k = rid, 2
+        while rid in used:
+            rid, k = f"{base}_{k}", k + 1
+        used.add(rid)
+        raw_scores: dict[str, Any] = {}
+        scores: dict[str, float | None] = {}
+        given = dict(row.get("scores") or {}) if isinstance(row.get("scores"), dict) else {}
+        if row.get("rating") is not None:
+            given.setdefault("Rating", row["rating"])
+        for name, value in given.items():
+            raw_scores[name] = value
+            scale, num = _scale_for(venue, name), leading_number(value)
+            scores[name] = scale.normalise(num) if scale and num is not None else None
+        extra: dict[str, Any] = {
+            "raw_text": json.dumps(row, ensure_ascii=False),
+            "byo_line": line_no,
+        }
+        if row.get("comments"):
+            extra["comments"] = row["comments"]
+        if isinstance(row.get("extra"), dict):
+            extra.update(row["extra"])
+        return Review(
+            paper_id=paper_id,
+            venue=venue,
+            system=self.system,
+            reviewer_id=rid,
+            sections=row_sections(path, where, row),
+            raw_scores=raw_scores,
+            scores=scores,
+            source_path=f"{path}:{line_no}",
+            extra=extra,
+        )
+
+
+def _lines(path: Path) -> Iterator[tuple[int, int, bytes]]:
+    """Yield ``(line number, byte offset, raw line)`` for non-blank lines; split on ``\\n`` only."""
+    offset = 0
+    with path.open("rb") as fh:
+        for line_no, raw in enumerate(fh, start=1):
+            start, offset = offset, offset + len(raw)
+            if raw.strip():
+                yield line_no, start, raw
+
+
+def error_message(exc: DataError) -> str:
+    """The message of a :class:`DataError` without its ``path (field …):`` prefix."""
+    prefix = exc.path + (f" (field {exc.field!r})" if exc.field else "") + ": "
+    text = str(exc)
+    return text[len(prefix) :] if text.startswith(prefix) else text
+
+
+def check_folder(folder: Path) -> list[tuple[str, str | None, str]]:
+    """Every problem of a BYO folder as ``(path, field, message)`` (all rows checked)."""
+    problems: list[tuple[str, str | None, str]] = []
+    for path in byo_files(folder):
+        try:
+            for line_no, _off, line in _lines(path):
+                try:
+                    parse_row(path, line_no, line)
+                except DataError as exc:
+                    problems.append((str(path), exc.field, error_message(exc)))
+        except OSError as exc:
+            problems.append((str(path), None, f"cannot read file ({exc.strerror})"))
+    return problems

@@ -1,0 +1,147 @@
+"""CycleReview: ``cyclereview/{id}.json`` with ``generated_review {content, reviews, …}``.
+
+``content`` joins all simulated reviewers with separator lines of ``*``; each part opens with a
+``## Reviewer`` heading and uses ``###`` sections. ``reviews``, ``weaknesses`` and ``questions``
+are lists of strings.
+
+Which reviewer becomes the Review (clean mode): simulated reviewer 1 = the first ``content``
+part with text (it carries every section, Strengths included), else ``reviews[0]``, else
+``weaknesses[0]`` + ``questions[0]`` as two sections. The other parts stay in
+``extra["simulated_reviewers"]``; ``avg_rating``, ``paper_decision``, ``meta_review`` and
+``summary`` go to ``extra`` too.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from prism_review.data.errors import DataError
+from prism_review.records import Review, Section
+from prism_review.systems.base import llm_review, parse_json, read_text, without_think
+from prism_review.systems.parsing import split_hash_sections, strip_rules
+
+SYSTEM = "cyclereview"
+
+_SEPARATOR = re.compile(r"^[ \t]*\*{5,}[ \t]*$", re.M)
+_REVIEWER_LINE = re.compile(r"^[ \t]*#{1,3}[ \t]*Reviewer\b[^\n]*\n?", re.M | re.I)
+
+
+def content_blocks(content: str) -> list[str]:
+    """The reviewer parts of ``content``, split at ``*****`` lines, ``## Reviewer`` line removed."""
+    out = []
+    for part in _SEPARATOR.split(content):
+        text = strip_rules(_REVIEWER_LINE.sub("", part, count=1)).strip()
+        if text:
+            out.append(text)
+    return out
+
+
+def first_content_part(content: str) -> str:
+    """``content`` up to the first ``**********`` line (the original DoA rule)."""
+    return _SEPARATOR.split(content, maxsplit=1)[0].strip()
+
+
+def generated(path: Path, data: Any) -> dict[str, Any]:
+    """The ``generated_review`` object, type-checked."""
+    if not isinstance(data, dict):
+        raise DataError(path, f"expected a JSON object, got {type(data).__name__}")
+    gen = data.get("generated_review")
+    if not isinstance(gen, dict):
+        what = "missing" if gen is None else f"a {type(gen).__name__}, expected an object"
+        raise DataError(path, what, field="generated_review")
+    for key in ("content",):
+        if gen.get(key) is not None and not isinstance(gen[key], str):
+            raise DataError(
+                path,
+                f"expected a string, got {type(gen[key]).__name__}",
+                field=f"generated_review.{key}",
+            )
+    for key in ("reviews", "weaknesses", "questions"):
+        if gen.get(key) is not None and not isinstance(gen[key], list):
+            raise DataError(
+                path,
+                f"expected a list, got {type(gen[key]).__name__}",
+                field=f"generated_review.{key}",
+            )
+    return gen
+
+
+def _strings(values: Any) -> list[str]:
+    out = []
+    for v in values or []:
+        if isinstance(v, str) and v.strip():
+            out.append(v)
+        elif isinstance(v, dict):
+            text = next((x for x in v.values() if isinstance(x, str) and x.strip()), None)
+            if text:
+                out.append(text)
+    return out
+
+
+def load(path: Path, paper_id: str, venue: str) -> list[Review]:
+    """Simulated reviewer 1 of a CycleReview file ([] when it holds no review text)."""
+    raw = read_text(path)
+    gen = generated(path, parse_json(path, raw))
+    blocks = content_blocks(gen.get("content") or "")
+    reviews, weak, quest = (_strings(gen.get(k)) for k in ("reviews", "weaknesses", "questions"))
+    think = ""
+    if blocks:
+        think, body = without_think(blocks[0])
+        sections = split_hash_sections(body)
+        source = "content"
+    elif reviews:
+        think, body = without_think(reviews[0])
+        sections = split_hash_sections(body)
+        source = "reviews[0]"
+    elif weak or quest:
+        sections = [
+            Section(name=n, text=t[0].strip())
+            for n, t in (("Weaknesses", weak), ("Questions", quest))
+            if t
+        ]
+        body = "\n\n".join(f"### {s.name}\n{s.text}" for s in sections)
+        source = "weaknesses/questions"
+    else:
+        return []
+    if not body:
+        return []
+    info = {
+        k: gen[k] for k in ("avg_rating", "paper_decision", "meta_review", "summary") if gen.get(k)
+    }
+    review = llm_review(
+        system=SYSTEM,
+        paper_id=paper_id,
+        venue=venue,
+        path=path,
+        raw_text=raw,
+        body=body,
+        sections=sections,
+        think=think,
+        extra={
+            "chosen_source": source,
+            "simulated_reviewers": [
+                {"reviewer_id": i + 1, "text": b} for i, b in enumerate(blocks)
+            ],
+            **info,
+        },
+    )
+    return [review]
+
+
+def check(data: Any) -> list[tuple[str | None, str]]:
+    """§1.2: non-empty ``generated_review.content``, or a ``reviews`` list with some text."""
+    if not isinstance(data, dict):
+        return [(None, f"expected a JSON object, got {type(data).__name__}")]
+    gen = data.get("generated_review")
+    if not isinstance(gen, dict):
+        what = "missing" if gen is None else f"a {type(gen).__name__}"
+        return [("generated_review", f"'generated_review' must be an object (is {what})")]
+    content = gen.get("content")
+    if isinstance(content, str) and content.strip():
+        return []
+    revs = gen.get("reviews")
+    if isinstance(revs, list) and _strings(revs):
+        return []
+    return [("generated_review", "neither a non-empty 'content' nor a 'reviews' entry with text")]

@@ -1,0 +1,231 @@
+"""Text helpers shared by the reviewer-system adapters.
+
+Reviews arrive as markdown-ish text with one of two header styles: bold lines (``**Summary:**``,
+SEA and TreeReview) or markdown headings (``### Summary``, Reviewer2, DeepReview, CycleReview).
+These helpers strip ``<think>`` blocks, split text into ordered :class:`Section` records, sort
+section names into *families* (summary, strengths, weaknesses, questions, …) and read score
+sections ("3 good", "6: marginally above …") into raw and normalised values.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from prism_review.records import Section
+from prism_review.venues import Scale, leading_number
+
+_THINK_BLOCK = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
+_THINK_OPEN = re.compile(r"<think>", re.IGNORECASE)
+_THINK_CLOSE = re.compile(r"</think>", re.IGNORECASE)
+
+
+def split_think(text: str) -> tuple[str, str]:
+    """Split ``text`` into ``(reasoning, answer)``.
+
+    Closed ``<think>…</think>`` blocks are removed; a stray ``</think>`` drops everything before
+    it (the original's rule); an unclosed ``<think>`` drops everything after it (the generation
+    ran out inside its reasoning, so there is no review text there).
+    """
+    think_parts: list[str] = []
+
+    def _take(m: re.Match[str]) -> str:
+        think_parts.append(m.group(0))
+        return ""
+
+    body = _THINK_BLOCK.sub(_take, text)
+    closes = list(_THINK_CLOSE.finditer(body))
+    if closes:
+        last = closes[-1]
+        think_parts.append(body[: last.end()])
+        body = body[last.end() :]
+    opened = _THINK_OPEN.search(body)
+    if opened:
+        think_parts.append(body[opened.start() :])
+        body = body[: opened.start()]
+    return "\n".join(think_parts), body
+
+
+def strip_think(text: str) -> str:
+    """``text`` without its ``<think>`` reasoning (see :func:`split_think`)."""
+    return split_think(text)[1]
+
+
+def norm_name(name: str) -> str:
+    """Lower-case a header name and fold punctuation/whitespace to single spaces."""
+    return re.sub(r"[^a-z0-9]+", " ", name.lower()).strip()
+
+
+#: section families, in the order the constructiveness formatter puts them first
+TEXT_FAMILIES = ("summary", "strengths", "weaknesses", "questions", "limitations", "justification")
+SCORE_FAMILIES = ("soundness", "presentation", "contribution", "rating", "confidence", "decision")
+
+
+def family(name: str) -> str:
+    """Classify a section name: one of :data:`TEXT_FAMILIES`, :data:`SCORE_FAMILIES`,
+    ``strengths_weaknesses``, ``meta`` or ``other``."""
+    n = norm_name(name)
+    if not n:
+        return "other"
+    if "ethic" in n or "code of conduct" in n or n in {"review id", "id"}:
+        return "meta"
+    if "strength" in n and "weakness" in n:
+        return "strengths_weaknesses"
+    if "weakness" in n:
+        return "weaknesses"
+    if "strength" in n:
+        return "strengths"
+    if n.startswith("summary") or n in {"paper summary", "synopsis"}:
+        return "summary"
+    if "question" in n:
+        return "questions"
+    if "limitation" in n:
+        return "limitations"
+    if "justification" in n:
+        return "justification"
+    if "novelty and significance" in n:
+        return "contribution"
+    for fam in ("soundness", "presentation", "confidence"):
+        if n.startswith(fam):
+            return fam
+    if n in {"contribution", "contributions score"}:
+        return "contribution"
+    if n in {"rating", "overall rating", "overall recommendation", "recommendation", "score"}:
+        return "rating"
+    if n in {"paper decision", "decision", "final decision"}:
+        return "decision"
+    return "other"
+
+
+_EXTRA_KNOWN = {
+    "clarity quality novelty and reproducibility",
+    "suggestions",
+    "suggestions for improvement",
+    "additional comments",
+    "other comments",
+    "minor comments",
+    "comments",
+    "meta review",
+    "overall assessment",
+    "requested changes",
+}
+
+
+def is_known_section(name: str) -> bool:
+    """True for names a review form uses as a top-level section header."""
+    return family(name) != "other" or norm_name(name) in _EXTRA_KNOWN
+
+
+_BOLD = re.compile(
+    r"^[ \t]*\*\*(?P<name>[A-Za-z][^*\n]{0,80}?)\s*(?::\*\*|\*\*:|\*\*)[ \t]*(?P<rest>[^\n]*)$",
+    re.MULTILINE,
+)
+
+
+def bold_headers(text: str, *, any_header: bool = False) -> list[tuple[int, int, str, str]]:
+    """Bold section headers of ``text`` as ``(start, end, name, rest_of_line)``.
+
+    By default only known review-section names count (so a bold sub-heading such as
+    ``**Major concerns:**`` inside Weaknesses stays in its section); with ``any_header`` every
+    bold line-start header counts.
+    """
+    out = []
+    for m in _BOLD.finditer(text):
+        name = m.group("name").strip().rstrip(":").strip()
+        rest = m.group("rest")
+        if any_header:
+            if rest.strip() and not is_known_section(name):
+                continue
+        elif not is_known_section(name):
+            continue
+        out.append((m.start(), m.end(), name, rest))
+    return out
+
+
+_HASH = re.compile(r"^[ \t]*(?P<hashes>#{1,6})[ \t]+(?P<name>[^\n]+?)[ \t#]*$", re.MULTILINE)
+
+
+def _clean_heading(name: str) -> str:
+    name = name.strip().strip("*").strip()
+    name = re.sub(r"^\d+(\.\d+)*[.)]?\s+", "", name)
+    return name.rstrip(":").strip()
+
+
+def hash_headers(text: str, *, levels: tuple[int, ...] = (2, 3)) -> list[tuple[int, int, str, str]]:
+    """Markdown headings of the given levels as ``(start, end, name, "")``."""
+    out = []
+    for m in _HASH.finditer(text):
+        if len(m.group("hashes")) in levels:
+            out.append((m.start(), m.end(), _clean_heading(m.group("name")), ""))
+    return out
+
+
+def sections_from_headers(text: str, headers: list[tuple[int, int, str, str]]) -> list[Section]:
+    """Cut ``text`` at ``headers``; text before the first header becomes an unnamed section."""
+    sections: list[Section] = []
+    if not headers:
+        body = text.strip()
+        return [Section(name="", text=body)] if body else []
+    pre = text[: headers[0][0]].strip()
+    if pre:
+        sections.append(Section(name="", text=pre))
+    for i, (_start, end, name, rest) in enumerate(headers):
+        stop = headers[i + 1][0] if i + 1 < len(headers) else len(text)
+        body = (rest.strip() + "\n" + text[end:stop]).strip() if rest.strip() else text[end:stop]
+        sections.append(Section(name=name, text=strip_rules(body).strip()))
+    return sections
+
+
+def split_bold_sections(text: str) -> list[Section]:
+    """Sections of a bold-header review (SEA, TreeReview); any bold header as a fallback."""
+    headers = bold_headers(text) or bold_headers(text, any_header=True)
+    return sections_from_headers(text, headers)
+
+
+def split_hash_sections(text: str, *, levels: tuple[int, ...] = (2, 3)) -> list[Section]:
+    """Sections of a ``##``/``###`` review; bold headers when it has no headings."""
+    headers = hash_headers(text, levels=levels)
+    if not headers:
+        return split_bold_sections(text)
+    return sections_from_headers(text, headers)
+
+
+_RULE_TAIL = re.compile(r"(?:\n[ \t]*(?:-{3,}|={3,}|\*{3,})[ \t]*)+\s*$")
+
+
+def strip_rules(text: str) -> str:
+    """Remove trailing ``---``/``===``/``***`` separator lines."""
+    return _RULE_TAIL.sub("", "\n" + text)[1:] if text else text
+
+
+#: the ICLR-style review form most LLM reviewers are prompted with
+LLM_SCALES: dict[str, Scale] = {
+    "soundness": Scale(low=1, high=4),
+    "presentation": Scale(low=1, high=4),
+    "contribution": Scale(low=1, high=4),
+    "confidence": Scale(low=1, high=5),
+    "rating": Scale(low=1, high=10),
+}
+
+
+def read_section_scores(
+    sections: list[Section], scales: dict[str, Scale] | None = None
+) -> tuple[dict[str, Any], dict[str, float | None]]:
+    """Raw and normalised scores from score-family sections (first line of each)."""
+    scales = LLM_SCALES if scales is None else scales
+    raw: dict[str, Any] = {}
+    norm: dict[str, float | None] = {}
+    for sec in sections:
+        fam = family(sec.name)
+        if fam not in SCORE_FAMILIES or not sec.text.strip():
+            continue
+        first = sec.text.strip().splitlines()[0].strip()
+        raw[sec.name] = first
+        if fam in scales:
+            value = leading_number(first.lstrip("*# "))
+            norm[sec.name] = scales[fam].normalise(value) if value is not None else None
+    return raw, norm
+
+
+#: values that mean "no answer" in human review fields
+SKIP_VALUES = frozenset({"", "none", "none.", "n/a", "n/a.", "na", "na.", "tbd", "-", "--", "nan"})

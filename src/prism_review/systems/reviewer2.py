@@ -1,0 +1,72 @@
+"""Reviewer2: ``reviewer2/{id}.txt``.
+
+Shape: a ``PAPER: <title>`` line, a ``===`` rule, a ``REVIEW`` line, a ``---`` rule, then the body,
+which may open with a ``<think>…</think>`` block, uses ``##``/``###`` headers and ends with a
+``===`` rule. The header lines and trailing rule are dropped, the reasoning goes to
+``extra["think"]`` and the paper title to ``extra["paper_title"]``.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from prism_review.records import Review
+from prism_review.systems.base import llm_review, read_text, without_think
+from prism_review.systems.parsing import split_hash_sections, strip_rules
+from prism_review.systems.sea import check_txt
+
+SYSTEM = "reviewer2"
+
+_HEADER = re.compile(
+    r"\A\s*PAPER:[ \t]*(?P<title>[^\n]*)\n[ \t]*=+[ \t]*\n\s*REVIEW[ \t]*\n[ \t]*-+[ \t]*\n",
+)
+_LOOSE_HEADER = re.compile(
+    r"\A\s*(?:PAPER:[^\n]*\n)?(?:[ \t]*=+[ \t]*\n)?\s*(?:REVIEW[ \t]*\n)?(?:[ \t]*-+[ \t]*\n)?"
+)
+
+
+def split_header(text: str) -> tuple[str | None, str]:
+    """``(paper title, rest)``; tolerant of missing rule lines."""
+    m = _HEADER.match(text)
+    if m:
+        return m.group("title").strip() or None, text[m.end() :]
+    title = None
+    first = re.match(r"\A\s*PAPER:[ \t]*([^\n]*)", text)
+    if first:
+        title = first.group(1).strip() or None
+    m2 = _LOOSE_HEADER.match(text)
+    return title, text[m2.end() :] if m2 else text
+
+
+def body_of(text: str) -> tuple[str | None, str, str]:
+    """``(title, think, body)``: header stripped, ``<think>`` removed, trailing ``===`` dropped."""
+    title, rest = split_header(text)
+    think, body = without_think(rest)
+    return title, think, strip_rules(body).strip()
+
+
+def load(path: Path, paper_id: str, venue: str) -> list[Review]:
+    """The single Reviewer2 review in ``path`` ([] when only reasoning or nothing is there)."""
+    raw = read_text(path)
+    title, think, body = body_of(raw)
+    if not body:
+        return []
+    return [
+        llm_review(
+            system=SYSTEM,
+            paper_id=paper_id,
+            venue=venue,
+            path=path,
+            raw_text=raw,
+            body=body,
+            sections=split_hash_sections(body),
+            think=think,
+            extra={"paper_title": title} if title else None,
+        )
+    ]
+
+
+def check(path: Path) -> list[tuple[str | None, str]]:
+    """§1.2: a ``.txt`` review must be non-empty."""
+    return check_txt(path)

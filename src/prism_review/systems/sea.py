@@ -1,0 +1,55 @@
+"""SEA: ``sea/{id}.txt``, markdown with bold section headers (``**Summary:**`` …).
+
+Sections are cut at every recognised review-section header (the REC fix of risk D3: the
+original let Weaknesses run on through Questions, scores and the decision).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from prism_review.records import Review
+from prism_review.systems.base import llm_review, read_text, without_think
+from prism_review.systems.parsing import split_bold_sections
+
+SYSTEM = "sea"
+
+
+def load(path: Path, paper_id: str, venue: str) -> list[Review]:
+    """The single SEA review in ``path`` ([] when it has no text)."""
+    raw = read_text(path)
+    think, body = without_think(raw)
+    if not body:
+        return []
+    return [
+        llm_review(
+            system=SYSTEM,
+            paper_id=paper_id,
+            venue=venue,
+            path=path,
+            raw_text=raw,
+            body=body,
+            sections=split_bold_sections(body),
+            think=think,
+        )
+    ]
+
+
+def check(path: Path) -> list[tuple[str | None, str]]:
+    """§1.2: a ``.txt`` review must be non-empty (and readable UTF-8)."""
+    return check_txt(path)
+
+
+def check_txt(path: Path) -> list[tuple[str | None, str]]:
+    """Problems of a ``.txt`` review file: unreadable, not UTF-8, or empty."""
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        return [(None, f"cannot read file ({exc.strerror})")]
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return [(None, f"not valid UTF-8 (byte {exc.start})")]
+    if not text.strip():
+        return [(None, "review file is empty")]
+    return []

@@ -1,0 +1,53 @@
+"""TreeReview: ``tree/{id}_review.json`` whose ``full_review`` string uses bold section headers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from prism_review.data.errors import DataError
+from prism_review.records import Review
+from prism_review.systems.base import llm_review, read_json, require_str, without_think
+from prism_review.systems.parsing import split_bold_sections
+
+SYSTEM = "treereview"
+
+
+def load(path: Path, paper_id: str, venue: str) -> list[Review]:
+    """The TreeReview review (the root-node answer in ``full_review``)."""
+    data = read_json(path)
+    if not isinstance(data, dict):
+        raise DataError(path, f"expected a JSON object, got {type(data).__name__}")
+    if "full_review" not in data:
+        raise DataError(path, "missing", field="full_review")
+    text = require_str(path, data["full_review"], "full_review")
+    think, body = without_think(text)
+    if not body:
+        return []
+    return [
+        llm_review(
+            system=SYSTEM,
+            paper_id=paper_id,
+            venue=venue,
+            path=path,
+            raw_text=text,
+            body=body,
+            sections=split_bold_sections(body),
+            think=think,
+        )
+    ]
+
+
+def check(data: Any) -> list[tuple[str | None, str]]:
+    """§1.2: ``full_review`` is a non-empty string."""
+    if not isinstance(data, dict):
+        return [(None, f"expected a JSON object, got {type(data).__name__}")]
+    value = data.get("full_review")
+    if not isinstance(value, str) or not value.strip():
+        what = (
+            "missing"
+            if value is None
+            else ("empty" if isinstance(value, str) else f"a {type(value).__name__}")
+        )
+        return [("full_review", f"'full_review' must be a non-empty string (is {what})")]
+    return []
