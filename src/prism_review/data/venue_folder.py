@@ -92,7 +92,12 @@ class _Source:
             return self._zip.read(self.prefix + rel)
         except KeyError:
             return None
-        except (zipfile.BadZipFile, OSError, EOFError, zlib.error) as exc:  # CRC error, truncated member
+        except (
+            zipfile.BadZipFile,
+            OSError,
+            EOFError,
+            zlib.error,
+        ) as exc:  # CRC error, truncated member
             raise DataError(self.label(rel), f"cannot read zip member: {exc}") from exc
 
     def close(self) -> None:
