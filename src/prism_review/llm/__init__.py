@@ -1,1 +1,81 @@
-"""prism_review.llm"""
+"""The LLM judge layer: providers, structured output, cache, limits, retries, cost, audit.
+
+Build a judge from a spec string with :func:`make_judge`::
+
+    judge = make_judge("openai/gpt-4o-mini", concurrency=16, audit_path="out/audit.jsonl")
+    result = await judge.run(step, inp)      # StepResult: ok, or unscored with the raw reply
+    judge.stats.cache_hits, judge.stats.cost_usd, judge.describe()
+
+Specs: ``offline`` (the built-in judge), ``openai/<model>``, ``gemini/<model>`` and
+``openai-compatible/<model>@http://host:port/v1``. See :mod:`prism_review.llm.settings` for the
+config file and the precedence of options, environment and config, and ``docs/providers.md``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from prism_review.judge.base import Judge, OfflineJudge
+from prism_review.llm.cache import ResponseCache, default_cache_dir
+from prism_review.llm.errors import (
+    ConfigError,
+    FatalProviderError,
+    LLMError,
+    ProviderError,
+    TooManyErrors,
+)
+from prism_review.llm.judge import JudgeStats, LLMJudge
+from prism_review.llm.pricing import PriceTable
+from prism_review.llm.provider import parse_spec
+from prism_review.llm.settings import Settings
+
+__all__ = [
+    "ConfigError", "FatalProviderError", "JudgeStats", "LLMError", "LLMJudge", "ProviderError",
+    "TooManyErrors", "make_judge",
+]
+
+#: options that are settings (resolved with env and config file); the rest are judge wiring
+_SETTING_OPTIONS = ("temperature", "max_tokens", "concurrency", "rpm", "tpm", "timeout",
+                    "max_errors", "max_retries", "retry_base", "retry_max", "seed")
+_WIRING_OPTIONS = ("base_url", "api_key", "cache_dir", "no_cache", "config_path", "audit_path",
+                   "epoch", "prices", "steps")
+
+
+def make_judge(spec: str, **options: Any) -> Judge:
+    """A judge for ``spec`` (``offline``, ``openai/<m>``, ``gemini/<m>``,
+    ``openai-compatible/<m>@<url>``).
+
+    Options (``None`` means "not given", so env, config file and defaults apply):
+    ``base_url``, ``api_key`` (never logged, cached or audited), ``concurrency``, ``rpm``,
+    ``tpm``, ``max_errors``, ``max_retries``, ``timeout``, ``retry_base``/``retry_max``
+    (back-off seconds), ``temperature``, ``max_tokens``, ``seed``, ``epoch`` (cache sampled
+    calls per epoch), ``steps`` (per-step overrides ``{"depth.segment": {"model": ...}}``),
+    ``config_path``, ``cache_dir`` (default ``$PRISM_CACHE_DIR`` or the user cache dir),
+    ``no_cache``, ``audit_path`` and ``prices`` (a TOML/JSON price file or a mapping
+    ``{model: {"input": usd_per_1m, "output": usd_per_1m}}``).
+    """
+    unknown = set(options) - set(_SETTING_OPTIONS) - set(_WIRING_OPTIONS)
+    if unknown:
+        raise ConfigError(f"unknown judge option(s): {', '.join(sorted(unknown))}")
+    if spec.strip() == "offline":
+        return OfflineJudge()
+    model_spec = parse_spec(spec)
+    cli = {k: options.get(k) for k in _SETTING_OPTIONS if options.get(k) is not None}
+    prices = options.get("prices")
+    if isinstance(prices, (str, Path)):
+        cli["prices"] = str(prices)
+    settings = Settings(cli=cli, cli_steps=options.get("steps"),
+                        config_path=options.get("config_path"))
+    if isinstance(prices, Mapping):
+        table = PriceTable({m: (float(p["input"]), float(p["output"])) for m, p in prices.items()})
+    else:
+        table = PriceTable.load(settings.get("prices"))
+    cache = None
+    if not options.get("no_cache"):
+        cache = ResponseCache(options.get("cache_dir") or default_cache_dir())
+    return LLMJudge(model_spec, settings=settings, api_key=options.get("api_key"),
+                    base_url=options.get("base_url"), cache=cache,
+                    audit_path=options.get("audit_path"), prices=table,
+                    epoch=options.get("epoch"))

@@ -1,0 +1,91 @@
+"""The on-disk response cache: SQLite in WAL mode, shared by every run on the machine.
+
+The key (:func:`request_key`) hashes the provider, model, messages and every output-affecting
+setting (temperature, token budget, response format and schema, seed/epoch) — never the API
+key, base URL, timeout or concurrency, so the same work re-run into a new output folder is
+served entirely from the cache. The cache lives in ``$PRISM_CACHE_DIR`` if set, else in the
+platform user cache directory (``$XDG_CACHE_HOME/prism-review`` on Linux).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+
+CACHE_FILE = "llm-cache.sqlite3"
+
+
+def default_cache_dir() -> Path:
+    """``$PRISM_CACHE_DIR``, else the user cache dir (``$XDG_CACHE_HOME/prism-review``)."""
+    env = os.environ.get("PRISM_CACHE_DIR")
+    if env:
+        return Path(env).expanduser()
+    return Path(platformdirs.user_cache_dir("prism-review", appauthor=False))
+
+
+def request_key(payload: dict[str, Any]) -> str:
+    """SHA-256 of the canonical JSON of ``payload`` (the request hash used everywhere)."""
+    blob = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+class ResponseCache:
+    """A thread-safe SQLite key → reply store with hit/miss counters."""
+
+    def __init__(self, directory: str | Path) -> None:
+        self.directory = Path(directory)
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self.path = self.directory / CACHE_FILE
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(self.path, check_same_thread=False, timeout=30)
+        with self._lock:
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.execute(
+                "CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, model TEXT, "
+                "text TEXT, usage TEXT, created REAL)"
+            )
+            self._db.commit()
+        self.hits = 0
+        self.misses = 0
+        self.writes = 0
+
+    def get(self, key: str) -> tuple[str, dict[str, Any]] | None:
+        """The cached (reply text, usage) for ``key``, counting a hit or a miss."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT text, usage FROM responses WHERE key = ?", (key,)
+            ).fetchone()
+            if row is None:
+                self.misses += 1
+                return None
+            self.hits += 1
+        return row[0], json.loads(row[1] or "{}")
+
+    def put(self, key: str, model: str, text: str, usage: dict[str, Any]) -> None:
+        """Store a reply (last writer wins)."""
+        with self._lock:
+            self._db.execute(
+                "INSERT OR REPLACE INTO responses (key, model, text, usage, created) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (key, model, text, json.dumps(usage), time.time()),
+            )
+            self._db.commit()
+            self.writes += 1
+
+    def __len__(self) -> int:
+        with self._lock:
+            return int(self._db.execute("SELECT COUNT(*) FROM responses").fetchone()[0])
+
+    def close(self) -> None:
+        """Close the database connection."""
+        with self._lock:
+            self._db.close()

@@ -1,0 +1,220 @@
+"""Lenient JSON-object parsing of model replies, and strict JSON schemas for step outputs.
+
+:func:`parse_json_object` accepts what models actually send: ``<think>`` blocks, code fences,
+leading or trailing prose, trailing commas, LaTeX with unescaped backslashes (``\\frac``,
+``\\beta``), raw newlines inside strings and replies cut off mid-way (``finish_reason=length``).
+It returns the first JSON object it can recover, or raises :class:`ReplyParseError`.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from typing import Any
+
+from pydantic import BaseModel
+
+
+class ReplyParseError(ValueError):
+    """No JSON object could be recovered from a reply."""
+
+
+_THINK = re.compile(r"<think>.*?(</think>|$)", re.S | re.I)
+_FENCE = re.compile(r"```[a-zA-Z0-9_-]*\s*\n?(.*?)(```|$)", re.S)
+_UNICODE_ESCAPE = re.compile(r"u[0-9a-fA-F]{4}")
+_BACKSLASH = re.compile(r"\\(\\|u[0-9a-fA-F]{4}|[A-Za-z]+|.)", re.S)
+#: LaTeX commands whose first letter is also a JSON escape (\b \f \n \r \t): kept literal
+_LATEX_COMMANDS = (
+    "beta bar bf bm boldsymbol big bigg bigl bigr binom bullet bot begin bmod boxed "
+    "frac forall flat frak footnote fbox "
+    "nabla neq ne nu newline noindent not nmid nleq ngeq notin nonumber neg "
+    "rho right rangle rm rceil rfloor rightarrow ref rvert "
+    "tau theta times text textbf textit texttt textrm tilde top to tfrac "
+    "textsc tag triangle triangleq"
+)
+_LATEX_WORDS = frozenset(_LATEX_COMMANDS.split())
+
+
+def _fix_backslashes(text: str) -> str:
+    def sub(m: re.Match[str]) -> str:
+        tok = m.group(1)
+        if tok == "\\" or _UNICODE_ESCAPE.fullmatch(tok):
+            return m.group(0)
+        if tok[0].isalpha():
+            if tok[0] in "bfnrt" and tok not in _LATEX_WORDS:
+                return m.group(0)
+            return "\\\\" + tok
+        if tok in '"/':
+            return m.group(0)
+        return "\\\\" + tok
+
+    return _BACKSLASH.sub(sub, text)
+
+
+def _scan(text: str) -> tuple[bool, list[str]]:
+    """(inside a string at the end?, stack of unclosed brackets)."""
+    in_str, esc, stack = False, False, []
+    for ch in text:
+        if in_str:
+            if esc:
+                esc = False
+            elif ch == "\\":
+                esc = True
+            elif ch == '"':
+                in_str = False
+        elif ch == '"':
+            in_str = True
+        elif ch in "{[":
+            stack.append(ch)
+        elif ch in "}]" and stack:
+            stack.pop()
+    return in_str, stack
+
+
+def _drop_trailing_commas(text: str) -> str:
+    out, in_str, esc = [], False, False
+    for i, ch in enumerate(text):
+        if in_str:
+            esc = (ch == "\\") and not esc
+            if ch == '"' and not esc:
+                in_str = False
+        elif ch == '"':
+            in_str = True
+        elif ch == ",":
+            rest = text[i + 1 :].lstrip()
+            if rest[:1] in ("}", "]"):
+                continue
+        out.append(ch)
+    return "".join(out)
+
+
+def _balanced_end(text: str, start: int) -> int | None:
+    """Index just past the bracket that closes ``text[start]``, or None if it never closes."""
+    in_str, esc, depth = False, False, 0
+    for i in range(start, len(text)):
+        ch = text[i]
+        if in_str:
+            if esc:
+                esc = False
+            elif ch == "\\":
+                esc = True
+            elif ch == '"':
+                in_str = False
+        elif ch == '"':
+            in_str = True
+        elif ch in "{[":
+            depth += 1
+        elif ch in "}]":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+    return None
+
+
+def _loads(text: str) -> Any:
+    return json.loads(text, strict=False)
+
+
+def _close_truncated(text: str) -> dict[str, Any] | None:
+    """Recover the complete part of a reply that was cut off."""
+    cur = text.rstrip()
+    for _ in range(200):
+        in_str, stack = _scan(cur)
+        fixed = cur + ('"' if in_str else "")
+        fixed = fixed.rstrip()
+        if fixed.endswith(":"):
+            fixed += " null"
+        fixed = fixed.rstrip(",").rstrip()
+        fixed += "".join("}" if b == "{" else "]" for b in reversed(stack))
+        try:
+            val = _loads(_drop_trailing_commas(fixed))
+            if isinstance(val, dict):
+                return val
+        except json.JSONDecodeError:
+            pass
+        cut = max(cur.rfind(","), cur.rfind("{", 0, len(cur) - 1), cur.rfind("[", 0, len(cur) - 1))
+        if cut <= 0:
+            return None
+        cur = cur[:cut] if cur[cut] == "," else cur[: cut + 1]
+    return None
+
+
+def _try_object(candidate: str) -> dict[str, Any] | None:
+    for attempt in (candidate, _drop_trailing_commas(_fix_backslashes(candidate))):
+        try:
+            val = _loads(attempt)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(val, dict):
+            return val
+    return None
+
+
+def parse_json_object(text: str | None) -> dict[str, Any]:
+    """The first JSON object recoverable from a model reply (see the module docstring)."""
+    if text is None or not text.strip():
+        raise ReplyParseError("the reply is empty")
+    body = _THINK.sub("", text).strip()
+    fences = [m.group(1) for m in _FENCE.finditer(body) if "{" in m.group(1)]
+    sources = [*fences, body]
+    for src in sources:
+        src = src.strip()
+        found = _try_object(src)
+        if found is not None:
+            return found
+        start = src.find("{")
+        while start != -1:
+            end = _balanced_end(src, start)
+            if end is None:
+                repaired = _close_truncated(_fix_backslashes(src[start:]))
+                if repaired is not None:
+                    return repaired
+                break
+            found = _try_object(src[start:end])
+            if found is not None:
+                return found
+            start = src.find("{", start + 1)
+    raise ReplyParseError(f"no JSON object found in the reply (starts {text.strip()[:80]!r})")
+
+
+# -- strict JSON schemas ----------------------------------------------------------------------
+
+
+def _strictify(node: Any) -> bool:
+    """Make every object closed with all properties required; False if that is impossible."""
+    if not isinstance(node, dict):
+        return True
+    ok = True
+    node.pop("default", None)
+    if "$ref" in node and len(node) > 1:
+        for key in [k for k in node if k != "$ref"]:
+            node.pop(key)
+    if node.get("type") == "object" or "properties" in node:
+        extra = node.get("additionalProperties")
+        if isinstance(extra, dict) or extra is True or "properties" not in node:
+            ok = False
+        node["additionalProperties"] = False
+        node["required"] = list(node.get("properties", {}))
+    children: list[Any] = []
+    for key in ("properties", "$defs", "definitions"):
+        children.extend((node.get(key) or {}).values())
+    for key in ("anyOf", "oneOf", "allOf", "prefixItems"):
+        children.extend(node.get(key) or [])
+    if isinstance(node.get("items"), dict):
+        children.append(node["items"])
+    for child in children:
+        ok = _strictify(child) and ok
+    return ok
+
+
+def schema_name(step_name: str) -> str:
+    """A response-format schema name the APIs accept (``[A-Za-z0-9_-]{1,64}``)."""
+    return (re.sub(r"[^A-Za-z0-9_-]", "_", step_name) or "output")[:64]
+
+
+def response_schema(model: type[BaseModel]) -> tuple[dict[str, Any], bool]:
+    """(JSON schema of ``model`` prepared for structured outputs, can it be used strictly?)."""
+    schema = copy.deepcopy(model.model_json_schema())
+    strict = _strictify(schema)
+    return schema, strict

@@ -1,0 +1,265 @@
+"""Providers behind one small interface: ``await api.generate(request) -> Generation``.
+
+Every supported provider speaks the OpenAI chat-completions protocol, so one implementation,
+:class:`OpenAICompatibleAPI` (the official ``openai`` SDK's ``AsyncOpenAI``), serves them all:
+
+* ``openai/<model>`` — OpenAI, or any OpenAI-compatible server when ``base_url`` /
+  ``$OPENAI_BASE_URL`` points elsewhere (vLLM, Ollama, llama.cpp, OpenRouter, Together);
+* ``gemini/<model>`` — Gemini's OpenAI-compatible endpoint, key ``$GEMINI_API_KEY`` or
+  ``$GOOGLE_API_KEY``;
+* ``openai-compatible/<model>@http://host:port/v1`` — an explicit server.
+
+SDK retries are disabled (``max_retries=0``): the judge owns retries so it can count errors,
+honour ``retry-after`` and apply the max-errors cutoff. SDK exceptions are translated into
+:class:`~prism_review.llm.errors.ProviderError` (``retryable`` set for 408/409/429/5xx, timeouts
+and connection errors) or :class:`~prism_review.llm.errors.FatalProviderError` (401/403/404).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import openai
+
+from prism_review.llm.errors import ConfigError, FatalProviderError, ProviderError
+from prism_review.llm.limits import retry_after_seconds
+
+GEMINI_BASE_URL = "https://generativelanguage.googleapis.com/v1beta/openai/"
+OPENAI_BASE_URL = "https://api.openai.com/v1"
+PROVIDERS = ("openai", "gemini", "openai-compatible")
+_KEY_VARS = {"openai": ("OPENAI_API_KEY",), "gemini": ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
+             "openai-compatible": ("OPENAI_API_KEY",)}
+_LABEL = {"openai": "OpenAI", "gemini": "Gemini", "openai-compatible": "OpenAI-compatible server"}
+#: response formats tried in order; a server that rejects one gets the next
+RESPONSE_MODES = ("json_schema", "json_object", "text")
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """A parsed judge spec: provider, model and (optional) base URL."""
+
+    provider: str
+    model: str
+    base_url: str | None = None
+
+    @property
+    def name(self) -> str:
+        """The spec as a string (``provider/model``, plus ``@base_url`` for explicit servers)."""
+        if self.provider == "openai-compatible" and self.base_url:
+            return f"{self.provider}/{self.model}@{self.base_url}"
+        return f"{self.provider}/{self.model}"
+
+
+def parse_spec(spec: str) -> ModelSpec:
+    """Parse ``openai/<model>``, ``gemini/<model>`` or ``openai-compatible/<model>@<url>``."""
+    provider, sep, rest = spec.strip().partition("/")
+    if not sep or not rest or provider not in PROVIDERS:
+        raise ConfigError(
+            f"unknown judge {spec!r}: use 'offline', 'openai/<model>', 'gemini/<model>' or "
+            "'openai-compatible/<model>@http://host:port/v1'")
+    base_url = None
+    if provider == "openai-compatible":
+        model, at, url = rest.rpartition("@")
+        if not at or not url.startswith(("http://", "https://")):
+            model, base_url = rest, None
+        else:
+            base_url = url
+        rest = model
+    if not rest:
+        raise ConfigError(f"judge {spec!r} names no model")
+    return ModelSpec(provider, rest, base_url)
+
+
+def is_reasoning_model(model: str) -> bool:
+    """o-series and gpt-5 models: ``max_completion_tokens`` and no temperature."""
+    name = model.rsplit("/", 1)[-1].lower()
+    return name.startswith(("o1", "o3", "o4", "gpt-5"))
+
+
+def resolve_endpoint(spec: ModelSpec, *, api_key: str | None, base_url: str | None,
+                     env: Mapping[str, str] | None = None) -> tuple[str, str]:
+    """(base URL, API key) for ``spec``; a missing required key raises a :class:`ConfigError`."""
+    env = os.environ if env is None else env
+    if spec.provider == "gemini":
+        url = base_url or GEMINI_BASE_URL
+    elif spec.provider == "openai-compatible":
+        url = base_url or spec.base_url or env.get("OPENAI_BASE_URL") or ""
+        if not url:
+            raise ConfigError(f"{spec.name}: no server URL; write the judge as "
+                              "'openai-compatible/<model>@http://host:port/v1' or pass --base-url")
+    else:
+        url = base_url or env.get("OPENAI_BASE_URL") or OPENAI_BASE_URL
+    key = api_key or next((env[v] for v in _KEY_VARS[spec.provider] if env.get(v)), None)
+    if not key:
+        official = spec.provider == "gemini" or "api.openai.com" in url
+        if official:
+            names = " or ".join(_KEY_VARS[spec.provider])
+            raise ConfigError(f"{_LABEL[spec.provider]} needs an API key: set {names} "
+                              "(or pass --api-key)")
+        key = "not-needed"  # local servers accept any key
+    return url, key
+
+
+@dataclass
+class Request:
+    """One chat-completion request, provider-neutral."""
+
+    model: str
+    messages: list[dict[str, str]]
+    temperature: float
+    max_tokens: int
+    schema: dict[str, Any] | None = None
+    schema_name: str = "output"
+    strict: bool = True
+    seed: int | None = None
+    timeout: float = 120.0
+    step: str = ""
+
+
+@dataclass
+class Generation:
+    """A model reply with its usage."""
+
+    text: str
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    finish_reason: str | None = None
+    latency: float = 0.0
+    response_mode: str = "text"
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def _schema_hint(schema: dict[str, Any]) -> str:
+    return ("Reply with one JSON object only, matching this JSON schema:\n"
+            + json.dumps(schema, separators=(",", ":")))
+
+
+class OpenAICompatibleAPI:
+    """Chat completions through ``openai.AsyncOpenAI`` (one client per event loop)."""
+
+    def __init__(self, spec: ModelSpec, *, base_url: str, api_key: str) -> None:
+        self.spec = spec
+        self.provider = spec.provider
+        self.base_url = base_url
+        self._api_key = api_key
+        self._clients: dict[int, openai.AsyncOpenAI] = {}
+        #: per model: index into RESPONSE_MODES that the server accepted
+        self.mode_floor: dict[str, int] = {}
+        self.completion_tokens_param: set[str] = set()
+
+    def _client(self) -> openai.AsyncOpenAI:
+        loop_id = id(asyncio.get_running_loop())
+        client = self._clients.get(loop_id)
+        if client is None:
+            client = openai.AsyncOpenAI(api_key=self._api_key, base_url=self.base_url,
+                                        max_retries=0)
+            self._clients[loop_id] = client
+        return client
+
+    def scrub(self, text: str) -> str:
+        """``text`` with the API key masked."""
+        return text.replace(self._api_key, "***") if self._api_key else text
+
+    def _kwargs(self, req: Request, mode: str) -> dict[str, Any]:
+        messages = [dict(m) for m in req.messages]
+        kw: dict[str, Any] = {"model": req.model, "messages": messages, "timeout": req.timeout,
+                              "extra_headers": {"X-Prism-Step": req.step}}
+        if is_reasoning_model(req.model) or req.model in self.completion_tokens_param:
+            kw["max_completion_tokens"] = req.max_tokens
+        else:
+            kw["max_tokens"] = req.max_tokens
+            kw["temperature"] = req.temperature
+        if req.seed is not None and self.provider != "gemini":
+            kw["seed"] = req.seed
+        if req.schema is not None:
+            if mode == "json_schema":
+                kw["response_format"] = {"type": "json_schema", "json_schema": {
+                    "name": req.schema_name, "schema": req.schema, "strict": req.strict}}
+            else:
+                hint = {"role": "system", "content": _schema_hint(req.schema)}
+                messages.insert(1 if messages and messages[0]["role"] == "system" else 0, hint)
+                if mode == "json_object":
+                    kw["response_format"] = {"type": "json_object"}
+        return kw
+
+    async def generate(self, req: Request) -> Generation:
+        """One attempt (no retries here); falls back through response formats on a 400."""
+        mode_i = self.mode_floor.get(req.model, 0) if req.schema is not None else 2
+        while True:
+            mode = RESPONSE_MODES[mode_i]
+            started = time.perf_counter()
+            try:
+                resp = await self._client().chat.completions.create(**self._kwargs(req, mode))
+            except openai.BadRequestError as exc:
+                msg = str(exc)
+                if ("max_completion_tokens" in msg and req.model not in
+                        self.completion_tokens_param and not is_reasoning_model(req.model)):
+                    self.completion_tokens_param.add(req.model)
+                    continue
+                if req.schema is not None and mode_i < 2:
+                    mode_i += 1
+                    continue
+                raise self._translate(exc, req) from None
+            except Exception as exc:  # noqa: BLE001 - translated into our error family
+                raise self._translate(exc, req) from None
+            if req.schema is not None:
+                self.mode_floor[req.model] = mode_i
+            return self._generation(resp, mode, time.perf_counter() - started)
+
+    def _generation(self, resp: Any, mode: str, latency: float) -> Generation:
+        if not getattr(resp, "choices", None):
+            raise ProviderError(f"{_LABEL[self.provider]} returned no choices",
+                                provider=self.provider, retryable=True)
+        choice = resp.choices[0]
+        usage = getattr(resp, "usage", None)
+        return Generation(
+            text=choice.message.content or "",
+            prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
+            completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
+            finish_reason=choice.finish_reason, latency=latency, response_mode=mode,
+        )
+
+    def _translate(self, exc: BaseException, req: Request) -> ProviderError:
+        label = _LABEL[self.provider]
+        keys = " or ".join(_KEY_VARS[self.provider])
+        if isinstance(exc, openai.APITimeoutError):
+            return ProviderError(f"{label}: request timed out after {req.timeout:g}s",
+                                 provider=self.provider, retryable=True)
+        if isinstance(exc, openai.APIConnectionError):
+            return ProviderError(f"{label}: cannot connect to {self.base_url}",
+                                 provider=self.provider, retryable=True)
+        if isinstance(exc, openai.APIStatusError):
+            code = exc.status_code
+            detail = self.scrub(str(exc))[:300]
+            if code == 401:
+                return FatalProviderError(
+                    f"{label} rejected the API key (401): set {keys} to a valid key",
+                    provider=self.provider, status=code)
+            if code == 403:
+                return FatalProviderError(
+                    f"{label} refused access (403) to model {req.model!r}: check that the key "
+                    f"in {keys} has access to it", provider=self.provider, status=code)
+            if code == 404:
+                return FatalProviderError(
+                    f"{label}: model {req.model!r} not found at {self.base_url} (404): check "
+                    "the model name and the base URL", provider=self.provider, status=code)
+            retryable = code in (408, 409, 429) or code >= 500
+            return ProviderError(f"{label} error {code}: {detail}", provider=self.provider,
+                                 status=code, retryable=retryable,
+                                 retry_after=retry_after_seconds(exc.response.headers))
+        # a 200 whose body is not a chat completion (proxies, gateways): worth another try
+        return ProviderError(f"{label}: unusable response ({type(exc).__name__}: "
+                             f"{self.scrub(str(exc))[:200]})", provider=self.provider,
+                             retryable=True)
+
+    async def aclose(self) -> None:
+        """Close the SDK clients of the current event loop."""
+        client = self._clients.pop(id(asyncio.get_running_loop()), None)
+        if client is not None:
+            await client.close()

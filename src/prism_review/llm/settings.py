@@ -1,0 +1,218 @@
+"""Judge settings: built-in defaults < config file < environment < CLI options.
+
+Every setting is resolved through four layers, the later winning:
+
+1. built-in defaults (:data:`DEFAULTS`; a step's own ``temperature`` class attribute sits just
+   above them);
+2. the config file (TOML or YAML; ``config_path=`` / ``--config`` or ``$PRISM_CONFIG``);
+3. environment variables;
+4. CLI options (the keyword options of :func:`prism_review.llm.make_judge`).
+
+Inside each layer a per-step value beats a global one, and a longer step prefix beats a shorter
+one (``flaws.step1`` beats ``flaws``). Per-step fields are ``model``, ``temperature`` and
+``max_tokens`` (a cap: a step asking for a smaller budget gets it); all other fields are global.
+
+Config file (TOML; the same structure works in YAML, and the ``[llm]`` table may also be the
+whole file)::
+
+    [llm]
+    temperature = 0.0
+    max_tokens = 4096        # output-token cap for every step
+    concurrency = 16         # simultaneous requests per provider
+    rpm = 500                # requests per minute (0 = unlimited)
+    tpm = 200000             # tokens per minute (0 = unlimited)
+    timeout = 120            # seconds per request
+    max_errors = 10          # failed calls before the run stops
+    max_retries = 6
+    prices = "prices.toml"   # optional price-table override
+
+    [llm.steps.flaws]        # every flaws.* step
+    max_tokens = 16000
+
+    [llm.steps."depth.segment"]
+    model = "gpt-4.1-mini"              # same provider, other model
+    temperature = 0.0
+
+    [llm.steps."novelty.verify"]
+    model = "gemini/gemini-2.5-flash"   # or another provider entirely
+
+Environment: ``PRISM_<FIELD>`` for globals (``PRISM_TEMPERATURE``, ``PRISM_MAX_TOKENS``,
+``PRISM_CONCURRENCY``, ``PRISM_RPM``, ``PRISM_TPM``, ``PRISM_TIMEOUT``, ``PRISM_MAX_ERRORS``,
+``PRISM_MAX_RETRIES``, ``PRISM_SEED``; ``PRISM_RPM_LIMIT``/``PRISM_TPM_LIMIT`` are accepted
+aliases) and ``PRISM_STEP__<STEP>__<FIELD>`` per step, where ``<STEP>`` is the step name or
+prefix upper-cased with dots as underscores (``PRISM_STEP__DEPTH_SEGMENT__MAX_TOKENS=8000``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from prism_review.llm.errors import ConfigError
+
+DEFAULTS: dict[str, Any] = {
+    "temperature": 0.0,
+    "max_tokens": 4096,
+    "concurrency": 8,
+    "rpm": 0.0,
+    "tpm": 0.0,
+    "timeout": 120.0,
+    "max_errors": 10,
+    "max_retries": 6,
+    "retry_base": 1.0,
+    "retry_max": 60.0,
+    "seed": None,
+    "prices": None,
+}
+STEP_FIELDS = ("model", "temperature", "max_tokens")
+_TYPES: dict[str, type] = {
+    "temperature": float, "max_tokens": int, "concurrency": int, "rpm": float, "tpm": float,
+    "timeout": float, "max_errors": int, "max_retries": int, "retry_base": float,
+    "retry_max": float, "seed": int, "model": str, "prices": str,
+}
+_ENV_ALIASES = {"rpm": ("PRISM_RPM_LIMIT",), "tpm": ("PRISM_TPM_LIMIT",)}
+
+
+def _coerce(field: str, value: Any, source: str) -> Any:
+    if value is None or value == "":
+        return None
+    typ = _TYPES.get(field)
+    if typ is None:
+        raise ConfigError(f"{source}: unknown setting {field!r}")
+    try:
+        if typ is int and isinstance(value, float) and not value.is_integer():
+            raise ValueError
+        return typ(value)
+    except (TypeError, ValueError):
+        raise ConfigError(f"{source}: {field}={value!r} is not a valid {typ.__name__}") from None
+
+
+def load_config_file(path: str | Path) -> dict[str, Any]:
+    """Read a TOML (``.toml``), YAML (``.yaml``/``.yml``) or JSON config; returns its ``llm`` part."""
+    p = Path(path)
+    if not p.is_file():
+        raise ConfigError(f"config file not found: {p}")
+    text = p.read_text(encoding="utf-8")
+    try:
+        if p.suffix.lower() == ".toml":
+            data = tomllib.loads(text)
+        elif p.suffix.lower() == ".json":
+            data = json.loads(text)
+        else:
+            data = yaml.safe_load(text) or {}
+    except (tomllib.TOMLDecodeError, yaml.YAMLError, json.JSONDecodeError) as exc:
+        raise ConfigError(f"cannot read config file {p}: {exc}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"config file {p} must hold a table/mapping")
+    section = data.get("llm", data)
+    if not isinstance(section, dict):
+        raise ConfigError(f"config file {p}: [llm] must be a table")
+    return section
+
+
+class Layer:
+    """One precedence layer: global values plus per-step (prefix) values."""
+
+    def __init__(self, name: str, globals_: Mapping[str, Any] | None = None,
+                 steps: Mapping[str, Mapping[str, Any]] | None = None) -> None:
+        self.name = name
+        self.globals = {k: _coerce(k, v, name) for k, v in (globals_ or {}).items()
+                        if v is not None}
+        self.globals = {k: v for k, v in self.globals.items() if v is not None}
+        self.steps: dict[str, dict[str, Any]] = {}
+        for prefix, values in (steps or {}).items():
+            bad = set(values) - set(STEP_FIELDS)
+            if bad:
+                raise ConfigError(f"{name}: step {prefix!r} may only set {STEP_FIELDS}, "
+                                  f"not {sorted(bad)}")
+            self.steps[prefix] = {k: _coerce(k, v, f"{name} [{prefix}]")
+                                  for k, v in values.items() if v is not None}
+
+    @classmethod
+    def from_config(cls, section: Mapping[str, Any], name: str = "config file") -> Layer:
+        """A layer from a config file's ``llm`` table."""
+        glob = {k: v for k, v in section.items() if k != "steps"}
+        return cls(name, glob, section.get("steps") or {})
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str]) -> Layer:
+        """A layer from ``PRISM_*`` environment variables."""
+        glob: dict[str, Any] = {}
+        for field in DEFAULTS:
+            for var in (f"PRISM_{field.upper()}", *_ENV_ALIASES.get(field, ())):
+                if env.get(var):
+                    glob[field] = env[var]
+                    break
+        steps: dict[str, dict[str, Any]] = {}
+        for var, value in env.items():
+            if var.startswith("PRISM_STEP__") and value != "":
+                parts = var[len("PRISM_STEP__"):].split("__")
+                if len(parts) == 2 and parts[1].lower() in STEP_FIELDS:
+                    steps.setdefault(parts[0], {})[parts[1].lower()] = value
+        return cls("environment", glob, steps)
+
+    def step_values(self, step: str) -> dict[str, Any]:
+        """This layer's values for ``step``: globals, then prefixes shortest to longest."""
+        out = {k: v for k, v in self.globals.items() if k in STEP_FIELDS}
+        env_key = step.upper().replace(".", "_")
+        matches = []
+        for prefix, values in self.steps.items():
+            if self.name == "environment":
+                hit = env_key == prefix or env_key.startswith(prefix + "_")
+            else:
+                hit = step == prefix or step.startswith(prefix + ".")
+            if hit:
+                matches.append((len(prefix), values))
+        for _, values in sorted(matches, key=lambda m: m[0]):
+            out.update(values)
+        return out
+
+
+class Settings:
+    """Resolves global and per-step settings across the layers (see the module docstring)."""
+
+    def __init__(self, *, cli: Mapping[str, Any] | None = None,
+                 cli_steps: Mapping[str, Mapping[str, Any]] | None = None,
+                 env: Mapping[str, str] | None = None, config_path: str | Path | None = None
+                 ) -> None:
+        env = os.environ if env is None else env
+        config_path = config_path or env.get("PRISM_CONFIG") or None
+        self.config_path = str(config_path) if config_path else None
+        config = load_config_file(config_path) if config_path else {}
+        self.layers = [
+            Layer("defaults", DEFAULTS),
+            Layer.from_config(config),
+            Layer.from_env(env),
+            Layer("CLI options", cli or {}, cli_steps or {}),
+        ]
+
+    def get(self, field: str) -> Any:
+        """A global setting."""
+        value = None
+        for layer in self.layers:
+            if field in layer.globals:
+                value = layer.globals[field]
+        return value
+
+    def for_step(self, step: str, step_temperature: float | None = None) -> dict[str, Any]:
+        """``model`` (None = the judge's), ``temperature`` and ``max_tokens`` for ``step``."""
+        out: dict[str, Any] = {"model": None}
+        for i, layer in enumerate(self.layers):
+            out.update(layer.step_values(step))
+            if i == 0 and step_temperature is not None:
+                out["temperature"] = float(step_temperature)
+        return out
+
+    def describe(self) -> dict[str, Any]:
+        """The effective global settings and where per-step overrides come from."""
+        fields = [f for f in DEFAULTS if f not in ("retry_base",)]
+        info: dict[str, Any] = {f: self.get(f) for f in fields}
+        info["config_file"] = self.config_path
+        info["step_overrides"] = {layer.name: layer.steps for layer in self.layers if layer.steps}
+        return info

@@ -1,0 +1,55 @@
+"""Pytest plugin: ``pytest_plugins = ["prism_review.testing.fixtures"]``.
+
+Fixtures:
+
+* ``llm_server`` — a started :class:`~prism_review.testing.llm_server.LLMServer` (function scope)
+  with ``.base_url``, ``.requests``, ``.script(...)``, ``.set_responder(...)``, ``.canned(...)``.
+* ``llm_cache_dir`` — an empty, per-test cache directory; ``PRISM_CACHE_DIR`` points at it so no
+  test ever touches the user's real cache.
+* ``loopback_judge`` — a factory ``loopback_judge(**options)`` returning an ``LLMJudge`` for
+  ``openai-compatible/test-model@<llm_server.base_url>`` with the per-test cache, fast retries
+  and a dummy key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from prism_review.testing.llm_server import LLMServer
+
+
+@pytest.fixture
+def llm_server() -> Iterator[LLMServer]:
+    """A loopback OpenAI-compatible server on 127.0.0.1, stopped after the test."""
+    server = LLMServer().start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def llm_cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A fresh cache directory for this test (also exported as ``PRISM_CACHE_DIR``)."""
+    path = tmp_path / "llm-cache"
+    monkeypatch.setenv("PRISM_CACHE_DIR", str(path))
+    return path
+
+
+@pytest.fixture
+def loopback_judge(llm_server: LLMServer, llm_cache_dir: Path) -> Callable[..., Any]:
+    """Factory for judges that talk to ``llm_server`` through the real SDK."""
+    from prism_review.llm import make_judge
+
+    def factory(model: str = "test-model", **options: Any) -> Any:
+        options.setdefault("cache_dir", llm_cache_dir)
+        options.setdefault("api_key", "loopback-dummy-key")
+        options.setdefault("retry_base", 0.01)
+        options.setdefault("timeout", 10.0)
+        return make_judge(f"openai-compatible/{model}@{llm_server.base_url}", **options)
+
+    return factory

@@ -1,0 +1,350 @@
+"""A loopback OpenAI-compatible chat server for tests and benchmarks.
+
+The server listens on ``127.0.0.1`` on an ephemeral port, in a background thread, and answers
+``POST /v1/chat/completions`` (plain, ``json_object`` and ``json_schema`` response formats) and
+``GET /v1/models``. The real ``openai`` SDK talks to it over HTTP, so tests exercise the same
+code path as a live provider.
+
+What a request gets back is decided, in order, by:
+
+1. the *script* — replies queued with :meth:`LLMServer.script` are served first, one per request;
+2. the *responder* — a callable ``responder(request_json) -> Reply`` set with
+   :meth:`LLMServer.set_responder`;
+3. *canned-by-step* replies set with :meth:`LLMServer.canned` (keyed by the ``X-Prism-Step``
+   header the judge sends, or by the ``json_schema`` name);
+4. the *schema-aware echo*: a minimal valid JSON instance of the requested ``json_schema``
+   (or ``{}`` for JSON mode, or the last user message for plain requests).
+
+A reply (``Reply``) is a ``str`` (the assistant content), a ``dict``/``list`` (serialised to
+JSON), or a :class:`Fault`: ``Fault.status(429, retry_after=0.1)``, ``Fault.status(500)``,
+``Fault.slow(0.5, reply)``, ``Fault.hang(5)`` (a timeout for the client), ``Fault.malformed()``,
+``Fault.truncated(reply)``, ``Fault.empty()``, ``Fault.status(400, "bad")``,
+``Fault.status(401)``, ``Fault.disconnect()`` and ``Fault.bad_body()`` (non-JSON HTTP body).
+``server.latency`` delays every reply; ``server.reject_json_schema = True`` answers 400 to any
+``json_schema`` request (to test the JSON-mode fallback).
+
+Every request is recorded in ``server.requests`` (``RecordedRequest`` with ``.body``,
+``.headers`` — the ``Authorization`` header is redacted — ``.step`` and ``.reply``);
+:meth:`LLMServer.save_recording` writes them as a JSONL fixture, and :meth:`LLMServer.replay`
+answers from such a file by request body.
+
+Example::
+
+    from prism_review.testing.llm_server import Fault, LLMServer
+
+    with LLMServer() as server:
+        server.script(Fault.status(429, retry_after=0.05), '{"label": "yes"}')
+        judge = make_judge(f"openai-compatible/test@{server.base_url}")
+        ...
+        assert len(server.requests) == 2
+
+In pytest, the ``llm_server`` fixture (``prism_review.testing.fixtures``) yields a started server.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+from prism_review.testing.schema_echo import example_for_schema
+
+
+@dataclass(frozen=True)
+class Fault:
+    """A scripted misbehaviour. Build with the class methods."""
+
+    kind: str
+    status_code: int = 200
+    message: str = ""
+    retry_after: float | None = None
+    delay: float = 0.0
+    then: Any = None
+
+    @classmethod
+    def status(cls, code: int, message: str = "", retry_after: float | None = None) -> Fault:
+        """An HTTP error reply (429, 500, 400, 401, ...), optionally with ``retry-after``."""
+        return cls("status", status_code=code, message=message or f"scripted {code}",
+                   retry_after=retry_after)
+
+    @classmethod
+    def slow(cls, seconds: float, then: Any = None) -> Fault:
+        """Wait ``seconds`` and then answer ``then`` (or the default reply)."""
+        return cls("slow", delay=seconds, then=then)
+
+    @classmethod
+    def hang(cls, seconds: float = 5.0) -> Fault:
+        """Hold the connection ``seconds`` (longer than the client timeout), then close it."""
+        return cls("hang", delay=seconds)
+
+    @classmethod
+    def malformed(cls, text: str = 'Sure! {"answer": oops, unquoted ') -> Fault:
+        """A 200 reply whose content is not JSON."""
+        return cls("content", then=text)
+
+    @classmethod
+    def truncated(cls, reply: Any = None, keep: float = 0.5) -> Fault:
+        """A 200 reply cut at ``keep`` of its length, with ``finish_reason="length"``."""
+        return cls("truncated", then=reply, delay=keep)
+
+    @classmethod
+    def empty(cls) -> Fault:
+        """A 200 reply with empty content."""
+        return cls("content", then="")
+
+    @classmethod
+    def disconnect(cls) -> Fault:
+        """Close the connection without answering (a connection error for the client)."""
+        return cls("disconnect")
+
+    @classmethod
+    def bad_body(cls) -> Fault:
+        """A 200 reply whose HTTP body is not JSON at all."""
+        return cls("bad_body")
+
+
+Reply = str | dict[str, Any] | list[Any] | Fault
+Responder = Callable[[dict[str, Any]], Reply]
+
+
+@dataclass
+class RecordedRequest:
+    """One request the server received (``Authorization`` redacted) and what it answered."""
+
+    path: str
+    body: dict[str, Any]
+    headers: dict[str, str]
+    step: str | None
+    reply: str | None = None
+    fault: str | None = None
+    time: float = field(default_factory=time.monotonic)
+
+    @property
+    def messages(self) -> list[dict[str, Any]]:
+        """The chat messages of the request."""
+        return list(self.body.get("messages", []))
+
+
+def _body_key(body: dict[str, Any]) -> str:
+    return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
+
+
+def _as_text(reply: Any) -> str:
+    return reply if isinstance(reply, str) else json.dumps(reply)
+
+
+class LLMServer:
+    """An OpenAI-compatible chat-completions server on 127.0.0.1 (see the module docstring)."""
+
+    def __init__(self, responder: Responder | None = None, *, latency: float = 0.0,
+                 models: list[str] | None = None) -> None:
+        self.latency = latency
+        self.reject_json_schema = False
+        self.models = models or ["test-model"]
+        self.requests: list[RecordedRequest] = []
+        self._responder = responder
+        self._script: deque[Reply] = deque()
+        self._canned: dict[str, list[Reply]] = {}
+        self._replay: dict[str, str] = {}
+        self._lock = threading.Lock()
+        self._httpd: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # -- configuration -------------------------------------------------------------------
+    def script(self, *replies: Reply) -> LLMServer:
+        """Queue replies served one per request, before the responder is consulted."""
+        with self._lock:
+            self._script.extend(replies)
+        return self
+
+    def set_responder(self, responder: Responder | None) -> LLMServer:
+        """Answer every unscripted request with ``responder(request_json)``."""
+        self._responder = responder
+        return self
+
+    def canned(self, step: str, *replies: Reply) -> LLMServer:
+        """Answer requests of ``step`` with ``replies`` in turn (the last one repeats)."""
+        self._canned[step] = list(replies)
+        return self
+
+    def replay(self, path: str | Path) -> LLMServer:
+        """Answer requests from a recording made with :meth:`save_recording` (by request body)."""
+        for line in Path(path).read_text().split("\n"):
+            if line.strip():
+                rec = json.loads(line)
+                if rec.get("reply") is not None:
+                    self._replay[_body_key(rec["body"])] = rec["reply"]
+        return self
+
+    def save_recording(self, path: str | Path) -> None:
+        """Write every recorded exchange as JSONL (no keys: ``Authorization`` is never stored)."""
+        with open(path, "w", encoding="utf-8") as fh:
+            for r in self.requests:
+                fh.write(json.dumps({"body": r.body, "step": r.step, "reply": r.reply,
+                                     "fault": r.fault}) + "\n")
+
+    @property
+    def base_url(self) -> str:
+        """``http://127.0.0.1:<port>/v1``."""
+        assert self._httpd is not None, "server not started"
+        return f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
+
+    # -- lifecycle -----------------------------------------------------------------------
+    def start(self) -> LLMServer:
+        """Bind an ephemeral port and serve in a daemon thread."""
+        handler = type("_Handler", (_Handler,), {"owner": self})
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._httpd.daemon_threads = True
+        self._httpd.request_queue_size = 256
+        self._thread = threading.Thread(target=self._httpd.serve_forever,
+                                        kwargs={"poll_interval": 0.05}, daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving and close the socket."""
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+            self._httpd = None
+
+    def __enter__(self) -> LLMServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # -- answering -----------------------------------------------------------------------
+    def _choose(self, body: dict[str, Any], step: str | None) -> Reply:
+        with self._lock:
+            if self._script:
+                return self._script.popleft()
+        if self._replay:
+            hit = self._replay.get(_body_key(body))
+            if hit is not None:
+                return hit
+        if self._responder is not None:
+            return self._responder(body)
+        rf = body.get("response_format") or {}
+        name = step or (rf.get("json_schema") or {}).get("name")
+        if name in self._canned:
+            canned = self._canned[name]
+            with self._lock:
+                return canned.pop(0) if len(canned) > 1 else canned[0]
+        return self.default_reply(body)
+
+    @staticmethod
+    def default_reply(body: dict[str, Any]) -> str:
+        """The schema-aware echo: a minimal valid instance of the requested schema."""
+        rf = body.get("response_format") or {}
+        if rf.get("type") == "json_schema":
+            return json.dumps(example_for_schema((rf.get("json_schema") or {}).get("schema", {})))
+        if rf.get("type") == "json_object":
+            return "{}"
+        users = [m for m in body.get("messages", []) if m.get("role") == "user"]
+        return str(users[-1]["content"]) if users else ""
+
+
+class _Handler(BaseHTTPRequestHandler):
+    owner: LLMServer
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - silence stderr
+        return
+
+    def _send(self, code: int, payload: bytes, headers: dict[str, str] | None = None) -> None:
+        self.send_response(code)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(payload)))
+        for k, v in (headers or {}).items():
+            self.send_header(k, v)
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def do_GET(self) -> None:  # noqa: N802
+        if self.path.rstrip("/").endswith("/models"):
+            data = [{"id": m, "object": "model", "owned_by": "loopback"} for m in self.owner.models]
+            self._send(200, json.dumps({"object": "list", "data": data}).encode())
+        else:
+            self._send(404, b'{"error": {"message": "not found"}}')
+
+    def do_POST(self) -> None:  # noqa: N802
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length)
+        try:
+            body = json.loads(raw or b"{}")
+        except json.JSONDecodeError:
+            self._send(400, b'{"error": {"message": "request body is not JSON"}}')
+            return
+        if not self.path.rstrip("/").endswith("/chat/completions"):
+            self._send(404, b'{"error": {"message": "not found"}}')
+            return
+        headers = {k.lower(): ("<redacted>" if k.lower() in ("authorization", "api-key")
+                               else v) for k, v in self.headers.items()}
+        rec = RecordedRequest(self.path, body, headers, headers.get("x-prism-step"))
+        with self.owner._lock:
+            self.owner.requests.append(rec)
+        rf = body.get("response_format") or {}
+        if self.owner.reject_json_schema and rf.get("type") == "json_schema":
+            rec.fault = "reject_json_schema"
+            self._error(400, "response_format json_schema is not supported by this server")
+            return
+        reply = self.owner._choose(body, rec.step)
+        if self.owner.latency:
+            time.sleep(self.owner.latency)
+        self._answer(body, reply, rec)
+
+    def _error(self, code: int, message: str, headers: dict[str, str] | None = None) -> None:
+        err = {"error": {"message": message, "type": "scripted", "code": code}}
+        self._send(code, json.dumps(err).encode(), headers)
+
+    def _answer(self, body: dict[str, Any], reply: Reply, rec: RecordedRequest) -> None:
+        finish = "stop"
+        if isinstance(reply, Fault):
+            rec.fault = reply.kind
+            if reply.kind == "status":
+                hdrs = {} if reply.retry_after is None else {"retry-after": f"{reply.retry_after:g}"}
+                self._error(reply.status_code, reply.message, hdrs)
+                return
+            if reply.kind == "hang":
+                time.sleep(reply.delay)
+                self.close_connection = True
+                return
+            if reply.kind == "disconnect":
+                self.close_connection = True
+                return
+            if reply.kind == "bad_body":
+                payload = b"<html>gateway error</html>"
+                self._send(200, payload)
+                return
+            if reply.kind == "slow":
+                time.sleep(reply.delay)
+                reply = reply.then if reply.then is not None else self.owner.default_reply(body)
+            elif reply.kind == "truncated":
+                full = _as_text(reply.then if reply.then is not None
+                                else self.owner.default_reply(body))
+                reply, finish = full[: max(1, int(len(full) * reply.delay))], "length"
+            else:  # "content": malformed or empty
+                reply = reply.then
+        text = _as_text(reply)
+        rec.reply = text
+        prompt_chars = sum(len(str(m.get("content", ""))) for m in body.get("messages", []))
+        completion = {
+            "id": f"chatcmpl-loopback-{len(self.owner.requests)}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": body.get("model", "test-model"),
+            "choices": [{"index": 0, "finish_reason": finish,
+                         "message": {"role": "assistant", "content": text}}],
+            "usage": {"prompt_tokens": prompt_chars // 4 + 1,
+                      "completion_tokens": len(text) // 4 + 1,
+                      "total_tokens": prompt_chars // 4 + len(text) // 4 + 2},
+        }
+        self._send(200, json.dumps(completion).encode())
