@@ -1,0 +1,170 @@
+"""Document sources for the local literature index: titles, abstracts and bibliographies.
+
+Each function yields index documents ``{id, title, abstract, year, venue, kind}``:
+
+* :func:`docs_from_jsonl` — any JSONL of papers ``{id, title, abstract, year, venue}``;
+* :func:`docs_from_layout` — an evaluation layout (DATA_ROOT): every paper's title/abstract
+  plus its bibliography (the paper's own reference list parsed when no GROBID bibliography);
+* :func:`docs_from_corpus` — ``papers.parquet``: titles, abstracts, ``bibliography_json``;
+* :func:`docs_from_venue_dir` — a raw HF venue folder/zip: GROBID metadata and bibliography.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from prism_review.records import BibEntry
+from prism_review.retrieval.bibparse import parse_reference_list
+from prism_review.retrieval.candidates import title_id
+from prism_review.venues import get_venue
+
+
+def _bib_docs(bib: list[BibEntry]) -> Iterator[dict[str, Any]]:
+    for b in bib:
+        if b.title.strip():
+            yield {
+                "id": title_id(b.title),
+                "title": b.title.strip(),
+                "abstract": "",
+                "year": b.year,
+                "venue": b.venue or "",
+                "kind": "bib",
+            }
+
+
+def _year(value: Any) -> int | None:
+    try:
+        return int(str(value)[:4]) if value not in (None, "") else None
+    except ValueError:
+        return None
+
+
+def docs_from_jsonl(path: str | Path) -> Iterator[dict[str, Any]]:
+    """Rows ``{id, title, abstract, year, venue}`` (split on ``\\n`` only; blank lines skipped)."""
+    text = Path(path).read_text(encoding="utf-8")
+    for n, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{path}:{n}: invalid JSON ({exc.msg})") from exc
+        if not isinstance(row, dict):
+            raise ValueError(f"{path}:{n}: expected a JSON object")
+        yield {
+            "id": row.get("id") or row.get("paper_id") or row.get("paperId"),
+            "title": row.get("title"),
+            "abstract": row.get("abstract"),
+            "year": _year(row.get("year")),
+            "venue": row.get("venue"),
+            "kind": row.get("kind") or "paper",
+        }
+
+
+def docs_from_layout(root: str | Path) -> Iterator[dict[str, Any]]:
+    """Papers of an evaluation layout and the titles in their reference lists."""
+    from prism_review.data.layout import EvalLayout
+
+    layout = EvalLayout(root)
+    for venue in layout.venues():
+        year = get_venue(venue).year
+        for pid in layout.paper_ids(venue):
+            paper = layout.load_paper(venue, pid)
+            if paper.title:
+                yield {
+                    "id": pid,
+                    "title": paper.title,
+                    "abstract": paper.abstract,
+                    "year": year,
+                    "venue": venue,
+                    "kind": "paper",
+                }
+            yield from _bib_docs(paper.bibliography or parse_reference_list(paper.full_text))
+
+
+def docs_from_corpus(path: str | Path, venues: list[str] | None = None) -> Iterator[dict[str, Any]]:
+    """Titles, abstracts and GROBID bibliographies of ``papers.parquet`` (streamed)."""
+    from prism_review.data.corpus import CorpusReader
+    from prism_review.data.errors import DataError
+    from prism_review.data.grobid import parse_grobid_bib
+
+    cols = [
+        "paper_id",
+        "venue",
+        "review_title",
+        "grobid_title",
+        "review_abstract",
+        "grobid_abstract",
+        "bibliography_json",
+    ]
+    reader = CorpusReader(path, venues=venues, columns=cols)
+    for rec in reader:
+        p = rec.paper
+        if p.title:
+            yield {
+                "id": p.paper_id,
+                "title": p.title,
+                "abstract": p.abstract,
+                "year": get_venue(p.venue).year,
+                "venue": p.venue,
+                "kind": "paper",
+            }
+        raw = rec.row.get("bibliography_json")
+        if raw:
+            try:
+                value = json.loads(raw) if isinstance(raw, str) else raw
+                yield from _bib_docs(parse_grobid_bib(value, path=path))
+            except (DataError, json.JSONDecodeError):
+                continue
+
+
+def docs_from_venue_dir(path: str | Path, venue: str | None = None) -> Iterator[dict[str, Any]]:
+    """A raw venue folder or zip: GROBID titles/abstracts and GROBID bibliographies."""
+    from prism_review.data.venue_folder import VenueFolder
+
+    with VenueFolder(path, venue=venue) as vf:
+        vid = vf.venue.id if vf.venue else (venue or "")
+        year = vf.venue.year if vf.venue else None
+        for pid in vf.paper_ids():
+            meta = vf.grobid_metadata(pid)
+            if meta is not None and meta.title:
+                yield {
+                    "id": pid,
+                    "title": meta.title,
+                    "abstract": meta.abstract,
+                    "year": year,
+                    "venue": vid,
+                    "kind": "paper",
+                }
+            bib = vf.grobid_bib(pid)
+            if bib is None:
+                text = vf.text(pid) or ""
+                bib = parse_reference_list(text)
+            yield from _bib_docs(bib)
+
+
+def bundled_literature() -> Path | None:
+    """The literature JSONL shipped with the package for the demo (None when absent)."""
+    from importlib import resources
+
+    path = Path(str(resources.files("prism_review") / "resources" / "novelty" / "literature.jsonl"))
+    return path if path.is_file() else None
+
+
+def docs_from_demo() -> Iterator[dict[str, Any]]:
+    """The bundled demo layout's papers and reference lists, plus the bundled literature."""
+    from prism_review.data.errors import DataError
+    from prism_review.data.layout import demo_root
+
+    try:
+        root = demo_root()
+    except DataError:  # an installation without the demo data
+        root = None
+    if root is not None:
+        yield from docs_from_layout(root)
+    lit = bundled_literature()
+    if lit is not None:
+        yield from docs_from_jsonl(lit)

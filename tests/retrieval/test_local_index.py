@@ -1,0 +1,76 @@
+import json
+
+from typer.testing import CliRunner
+
+from prism_review.cli import app
+from prism_review.retrieval.bibparse import entry_title, parse_reference_list
+from prism_review.retrieval.candidates import title_id
+from prism_review.retrieval.local_index import LocalIndex, build_index, merge_docs
+from prism_review.retrieval.pool import build_pool
+
+PAPERS = [
+    {"id": "lf", "title": "Longformer: The Long-Document Transformer", "abstract": "An attention mechanism that scales linearly with sequence length for long documents.", "year": 2020, "venue": "arXiv"},
+    {"id": "bb", "title": "Big Bird: Transformers for Longer Sequences", "abstract": "A sparse attention mechanism reducing the quadratic dependency to linear.", "year": 2020, "venue": "NeurIPS"},
+    {"id": "gan", "title": "Generative Adversarial Networks", "abstract": "A generator and a discriminator trained adversarially to produce images.", "year": 2014, "venue": "NeurIPS"},
+]
+
+REFS = """Body text here.
+
+## References
+
+* Beltagy et al. (2020) Iz Beltagy, Matthew E. Peters, and Arman Cohan. Longformer: The long-document transformer. _arXiv preprint arXiv:2004.05150_, 2020.
+* Child et al. (2019) Rewon Child, Scott Gray, Alec Radford, and Ilya Sutskever. Generating long sequences with sparse transformers. _CoRR_, abs/1904.10509, 2019.
+* Vaswani, A., Shazeer, N., & Parmar, N. (2017). Attention is all you need. In NeurIPS.
+
+## Appendix A
+
+We used three seeds. Results are averaged. Table 9 shows more.
+"""
+
+
+def test_reference_list_parsing():
+    bib = parse_reference_list(REFS)
+    assert [(b.title, b.year) for b in bib] == [
+        ("Longformer: The long-document transformer", 2020),
+        ("Generating long sequences with sparse transformers", 2019),
+        ("Attention is all you need", 2017),
+    ]
+    assert entry_title("We used three seeds. Results are averaged over 2019 runs.") == ""
+
+
+def test_merge_prefers_richer_record():
+    docs = merge_docs([
+        {"id": title_id("Longformer: The long-document transformer"), "title": "Longformer: The long-document transformer", "kind": "bib", "year": 2020},
+        {**PAPERS[0], "kind": "paper"},
+    ])
+    assert len(docs) == 1 and docs[0]["id"] == "lf" and docs[0]["abstract"]
+
+
+async def test_index_answers_queries_in_s2_shape(tmp_path):
+    m = build_index(tmp_path / "idx", [*PAPERS, *({"id": None, "title": b.title, "year": b.year, "kind": "bib"} for b in parse_reference_list(REFS))])
+    assert m["documents"] == 5 and m["papers"] == 3 and m["bibliography_titles"] == 2
+    idx = LocalIndex(tmp_path / "idx")
+    hits = await idx.search("long document transformer sparse attention", 10)
+    assert hits[0]["paperId"] in {"lf", "bb"}
+    assert set(hits[0]) >= {"paperId", "title", "abstract", "year", "venue", "externalIds"}
+    assert all(h["paperId"] != "gan" for h in hits)
+    assert await idx.search("!!! ???", 10) == []
+    rec = await build_pool({"core_task": "long documents", "contributions": [{"name": "sparse attention"}]}, idx, 2019)
+    ids = [c["cand_id"] for c in rec["candidate_pool_top30"]]
+    assert "bb" not in ids and "lf" not in ids  # 2020 > 2019: year filter
+    assert rec["backend"] == "local"
+
+
+def test_cli_build(tmp_path):
+    src = tmp_path / "papers.jsonl"
+    src.write_text("\n".join(json.dumps(p) for p in PAPERS) + "\n", encoding="utf-8")
+    out = tmp_path / "idx"
+    res = CliRunner().invoke(app, ["index", "build", "--out", str(out), "--jsonl", str(src)])
+    assert res.exit_code == 0, res.output
+    assert "indexed 3 documents" in res.output
+    res = CliRunner().invoke(app, ["index", "build", "--out", str(out)])
+    assert res.exit_code == 2
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "x.txt").write_text("keep me")
+    res = CliRunner().invoke(app, ["index", "build", "--out", str(tmp_path / "other"), "--jsonl", str(src)])
+    assert res.exit_code == 2 and (tmp_path / "other" / "x.txt").exists()
