@@ -143,7 +143,9 @@ def evaluate(
         console.print(f"[red]error:[/] {exc}")
         raise typer.Exit(2) from exc
     except Exception as exc:
-        if getattr(exc, "fatal", False) or type(exc).__name__ in {"MaxErrorsExceeded", "ProviderConfigError", "AuthenticationError"}:
+        from prism_review.pipelines.runner import _is_fatal
+
+        if _is_fatal(exc):
             console.print(f"[red]stopped:[/] {exc}\nFinished units are kept; re-run the same command to resume.")
             raise typer.Exit(3) from exc
         raise

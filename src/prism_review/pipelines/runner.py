@@ -282,12 +282,10 @@ def _judge_stats(judge: Judge) -> dict[str, Any]:
 
 
 def _is_fatal(exc: BaseException) -> bool:
-    """Errors that must stop the run (max-errors cutoff, bad credentials)."""
-    return bool(getattr(exc, "fatal", False)) or type(exc).__name__ in {
-        "MaxErrorsExceeded",
-        "AuthenticationError",
-        "ProviderConfigError",
-    }
+    """Errors that must stop the run: the max-errors cutoff, bad credentials or config."""
+    from prism_review.llm.errors import ConfigError, FatalProviderError, TooManyErrors
+
+    return isinstance(exc, TooManyErrors | FatalProviderError | ConfigError)
 
 
 def _stamp(

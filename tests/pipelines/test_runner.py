@@ -1,0 +1,99 @@
+"""The runner over the bundled demo with a toy dimension: filters, resume, errors, settings guard."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from prism_review.dimensions import base as dimbase
+from prism_review.dimensions.base import Dimension, MetricSpec, ResultRow, WorkUnit
+from prism_review.judge.base import OfflineJudge
+from prism_review.pipelines.results import read_results
+from prism_review.pipelines.runner import EvalOptions, RunSettingsError, run_evaluation
+
+
+class _Count(Dimension):
+    """One unit per review; metric = review length in words; raises on a chosen paper."""
+
+    name = "toy-count"
+    label = "Toy"
+    metrics = [MetricSpec(key="words", label="Words", headline=True)]
+    fail_on: set[str] = set()
+    calls = 0
+
+    def work_units(self, paper, reviews, systems):
+        for system in systems:
+            for r in reviews.get(system, []):
+                yield WorkUnit(
+                    key=f"{paper.venue}/{paper.paper_id}/{system}/{r.reviewer_id}",
+                    venue=paper.venue, paper_id=paper.paper_id, system=system, paper=paper, reviews=[r],
+                )
+
+    async def evaluate(self, unit, ctx):
+        type(self).calls += 1
+        if unit.paper_id in type(self).fail_on:
+            raise RuntimeError("boom")
+        r = unit.reviews[0]
+        return [
+            ResultRow(
+                dimension=self.name, venue=unit.venue, paper_id=unit.paper_id, system=unit.system,
+                reviewer_id=r.reviewer_id, metrics={"words": len(r.text.split())},
+            )
+        ]
+
+
+@pytest.fixture(autouse=True)
+def _toy():
+    dimbase._REGISTRY[_Count.name] = _Count
+    _Count.fail_on = set()
+    _Count.calls = 0
+    yield
+    dimbase._REGISTRY.pop(_Count.name, None)
+
+
+def _opts(tmp_path, **kw):
+    return EvalOptions(out=tmp_path / "run", dimensions=["toy-count"], **kw)
+
+
+async def test_runs_demo_and_resumes_without_recomputing(tmp_path):
+    res = await run_evaluation(_opts(tmp_path), judge=OfflineJudge())
+    rows = read_results(tmp_path / "run")
+    assert res.units_done == len(rows) > 20
+    assert {r.system for r in rows} >= {"human", "gpt4"}
+    human = [r for r in rows if r.system == "human"]
+    assert human and all(r.meta.get("decision") == "Reject" for r in human)
+    assert all(r.judge == "offline" and r.mode == "clean" and r.config_hash for r in rows)
+    first_calls = _Count.calls
+    again = await run_evaluation(_opts(tmp_path), judge=OfflineJudge())
+    assert _Count.calls == first_calls  # nothing recomputed
+    assert again.units_skipped == res.units_done
+    assert read_results(tmp_path / "run") == rows
+    manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
+    assert manifest["totals"]["units_resumed"] == res.units_done
+
+
+async def test_filters_limit_venue_system(tmp_path):
+    await run_evaluation(_opts(tmp_path, systems=["gpt4"], limit=3, venues=["iclr_2024"]), judge=OfflineJudge())
+    rows = read_results(tmp_path / "run")
+    assert {r.system for r in rows} == {"gpt4"}
+    assert len({r.paper_id for r in rows}) <= 3
+
+
+async def test_failed_unit_is_logged_and_retried_next_run(tmp_path):
+    _Count.fail_on = {"0A5o6dCKeK"}
+    res = await run_evaluation(_opts(tmp_path), judge=OfflineJudge())
+    assert res.units_failed == 4  # the four human reviews of that paper
+    errs = (tmp_path / "run" / "errors.jsonl").read_text().splitlines()
+    assert len(errs) == 4 and "boom" in errs[0]
+    assert not any(r.paper_id == "0A5o6dCKeK" for r in read_results(tmp_path / "run"))
+    _Count.fail_on = set()
+    res2 = await run_evaluation(_opts(tmp_path), judge=OfflineJudge())
+    assert res2.units_failed == 0 and res2.units_done - res2.units_skipped == 4
+    assert sum(r.paper_id == "0A5o6dCKeK" for r in read_results(tmp_path / "run")) == 4
+
+
+async def test_other_settings_in_same_folder_are_refused(tmp_path):
+    await run_evaluation(_opts(tmp_path, limit=1), judge=OfflineJudge())
+    with pytest.raises(RunSettingsError, match="other settings"):
+        await run_evaluation(_opts(tmp_path, limit=1, compat=True), judge=OfflineJudge())
