@@ -190,11 +190,17 @@ class EvalLayout:
         return out
 
     def system_dir(self, venue: str, system: str) -> Path:
-        """The folder of ``system`` in ``venue``."""
+        """The folder of ``system`` in ``venue`` (a BYO folder is discovered on first use);
+        ``KeyError`` for a system that is neither registered nor a folder here."""
         vdir = self.venue_dir(venue)
         if system in ADAPTERS:
             return vdir / SYSTEMS[system].folder
-        return vdir / get_system(system).folder
+        try:
+            return vdir / get_system(system).folder
+        except KeyError:
+            if system in byo_systems(vdir):  # discovers and registers the folder
+                return vdir / get_system(system).folder
+            raise
 
     def _human_json(self, venue: str, paper_id: str) -> dict[str, Any] | None:
         path = self.venue_dir(venue) / "human_reviews" / f"{paper_id}.json"

@@ -7,7 +7,7 @@ from typing import Any
 
 from prism_review.data.errors import DataError
 from prism_review.records import Review
-from prism_review.systems.base import llm_review, read_json, require_str, without_think
+from prism_review.systems.base import llm_review, parse_json, read_text, require_str, without_think
 from prism_review.systems.parsing import split_bold_sections
 
 SYSTEM = "treereview"
@@ -15,7 +15,8 @@ SYSTEM = "treereview"
 
 def load(path: Path, paper_id: str, venue: str) -> list[Review]:
     """The TreeReview review (the root-node answer in ``full_review``)."""
-    data = read_json(path)
+    raw = read_text(path)
+    data = parse_json(path, raw)
     if not isinstance(data, dict):
         raise DataError(path, f"expected a JSON object, got {type(data).__name__}")
     if "full_review" not in data:
@@ -30,7 +31,7 @@ def load(path: Path, paper_id: str, venue: str) -> list[Review]:
             paper_id=paper_id,
             venue=venue,
             path=path,
-            raw_text=text,
+            raw_text=raw,
             body=body,
             sections=split_bold_sections(body),
             think=think,
