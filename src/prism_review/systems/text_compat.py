@@ -264,7 +264,8 @@ def compat_text(review: Review, dimension: str, human_clean: str) -> str:
     system = review.system
     raw = _raw(review)
     if system == "human":
-        fields = review.extra.get("fields") if isinstance(review.extra.get("fields"), dict) else {}
+        raw_fields = review.extra.get("fields")
+        fields: dict[str, Any] = raw_fields if isinstance(raw_fields, dict) else {}
         if dimension == "depth":
             return generic_human(fields, _S_S_W)
         if dimension == "novelty":
