@@ -1,0 +1,199 @@
+"""Injected-error recall on the OpenAIReview perturbation benchmark.
+
+Input: the benchmark rows (:mod:`prism_review.data.perturbation`) and a review system's
+quote-anchored comments, JSONL rows ``{"id": "<arxiv_id>__<error_type>", "comments": [...]}``
+(or ``arxiv_id`` + ``error_type`` instead of ``id``), e.g. written by ``prism review comments``.
+
+Matching is :func:`prism_review.metrics.perturbation.score_review`: a scored perturbation is
+detected when some comment's quote covers the perturbed text and its explanation matches the
+generator's ``why_wrong`` — by fuzzy token-set ratio (``method="fuzzy"``, ≥ 70, offline) or by
+an LLM judge's 1–5 rating at or above a threshold (``method="llm"``, default 4 as the dataset
+card states; the public scorer used 3). Every result records the method and threshold.
+
+Rows without a comments entry are left out and counted (``missing="skip"``, the default: a
+system that has not run yet is not a system that found nothing) or scored as recall 0
+(``missing="zero"``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, ClassVar, Literal
+
+from pydantic import BaseModel, Field
+
+from prism_review.data.errors import DataError
+from prism_review.judge.base import ChatMessage, Judge, JudgeStep
+from prism_review.metrics.perturbation import (
+    FUZZY_RATIO,
+    JUDGE_THRESHOLD,
+    QUOTE_COVERAGE,
+    recall_by_category,
+    score_review,
+    substring_match,
+)
+from prism_review.reviewers.output import read_rows
+from prism_review.reviewers.review_step import GenerationNeedsLLM
+
+
+def row_key(entry: Mapping[str, Any]) -> str | None:
+    """The row id of a comments entry: ``id``, else ``<arxiv_id>__<error_type>``."""
+    if entry.get("id"):
+        return str(entry["id"])
+    if entry.get("arxiv_id") and entry.get("error_type"):
+        return f"{entry['arxiv_id']}__{entry['error_type']}"
+    return None
+
+
+def load_comments(path: Path) -> tuple[dict[str, list[dict[str, Any]]], int]:
+    """``({row id: comments}, n_merged)``; several entries for one row are concatenated."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    merged = 0
+    if not path.is_file():
+        raise DataError(path, "no such file")
+    for i, entry in enumerate(read_rows(path), 1):
+        key = row_key(entry)
+        comments = entry.get("comments")
+        if key is None:
+            raise DataError(path, "entry has neither id nor arxiv_id + error_type", field=f"row {i}")
+        if not isinstance(comments, list) or not all(isinstance(c, dict) for c in comments):
+            raise DataError(path, "comments must be a list of objects", field=f"row {i}: comments")
+        if key in out:
+            merged += 1
+        out.setdefault(key, []).extend(comments)
+    return out, merged
+
+
+class ExplanationInput(BaseModel):
+    """A reviewer's explanation next to the known reason the edit is an error."""
+
+    perturbed: str
+    why_wrong: str
+    explanation: str
+
+
+class ExplanationRating(BaseModel):
+    """How well the explanation identifies the known error, 1 (not at all) to 5 (exactly)."""
+
+    score: int = Field(description="1 to 5")
+    reason: str = ""
+
+
+_SYSTEM = """\
+You grade whether a reviewer identified a known, deliberately injected error in a paper. You get \
+the injected text, the reference explanation of why it is wrong, and the reviewer's explanation \
+of a comment that quotes that text. Rate how well the reviewer's explanation identifies the same \
+problem:
+5 = the same error, for the same reason; 4 = the same error, reason partly stated or less precise;
+3 = notices something is wrong with this text but the reason differs or is vague;
+2 = comments on the text but about a different issue; 1 = unrelated, or says the text is fine.
+Answer with one JSON object: {"score": 1-5, "reason": one sentence}."""
+
+
+class RateExplanation(JudgeStep[ExplanationInput, ExplanationRating]):
+    """LLM judge for the explanation-match half of the perturbation scoring rule."""
+
+    name: ClassVar[str] = "task.perturbation.explanation"
+    Input = ExplanationInput
+    Output = ExplanationRating
+
+    def messages(self, inp: ExplanationInput) -> list[ChatMessage]:
+        user = (f"Injected text:\n{inp.perturbed}\n\nReference explanation:\n{inp.why_wrong}\n\n"
+                f"Reviewer's explanation:\n{inp.explanation}")  # fmt: skip
+        return [ChatMessage(role="system", content=_SYSTEM), ChatMessage(role="user", content=user)]
+
+    def offline(self, inp: ExplanationInput) -> ExplanationRating:
+        raise GenerationNeedsLLM(self.name + " (use method 'fuzzy' offline)")
+
+    def check(self, inp: ExplanationInput, out: ExplanationRating) -> str | None:
+        return None if 1 <= out.score <= 5 else f"score {out.score} is not between 1 and 5"
+
+    def max_tokens(self, inp: ExplanationInput) -> int | None:
+        return 256
+
+
+async def llm_ratings(rows: Sequence[Any], comments: Mapping[str, list[dict[str, Any]]],
+                      judge: Judge, concurrency: int = 8) -> dict[tuple[str, str], int | None]:  # fmt: skip
+    """Ratings for every (explanation, why_wrong) pair whose quote matches; None = unscored."""
+    if getattr(judge, "mode", "llm") == "offline":
+        raise GenerationNeedsLLM("the LLM explanation match")
+    todo: dict[tuple[str, str], ExplanationInput] = {}
+    for row in rows:
+        for p in row.scored_perturbations:
+            for c in comments.get(row.id, []):
+                if substring_match(c.get("quote") or "", p.perturbed):
+                    expl = c.get("explanation") or ""
+                    todo.setdefault((expl, p.why_wrong), ExplanationInput(
+                        perturbed=p.perturbed, why_wrong=p.why_wrong, explanation=expl))  # fmt: skip
+    step, sem = RateExplanation(), asyncio.Semaphore(max(1, concurrency))
+
+    async def one(key: tuple[str, str], inp: ExplanationInput) -> tuple[tuple[str, str], int | None]:
+        async with sem:
+            res = await judge.run(step, inp)
+        return key, (res.output.score if res.ok and res.output is not None else None)
+
+    return dict(await asyncio.gather(*(one(k, v) for k, v in todo.items())))
+
+
+async def score_perturbations(
+    rows: Sequence[Any], comments: Mapping[str, list[dict[str, Any]]], *,
+    method: Literal["fuzzy", "llm"] = "fuzzy", judge: Judge | None = None,
+    judge_threshold: float = JUDGE_THRESHOLD, fuzzy_threshold: float = FUZZY_RATIO,
+    missing: Literal["skip", "zero"] = "skip", concurrency: int = 8,
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:  # fmt: skip
+    """Score every row; returns ``(summary, per-row results)``."""
+    ratings: dict[tuple[str, str], int | None] = {}
+    if method == "llm":
+        if judge is None:
+            raise ValueError("method 'llm' needs a judge")
+        ratings = await llm_ratings(rows, comments, judge, concurrency)
+    per_row: list[dict[str, Any]] = []
+    n_missing = 0
+    subtype: dict[str, list[int]] = {}
+    for row in rows:
+        if row.id not in comments and missing == "skip":
+            n_missing += 1
+            continue
+        n_missing += row.id not in comments
+        scored = row.scored_perturbations
+        res = score_review(
+            scored, comments.get(row.id, []), method=method,
+            judge=(lambda e, w: ratings.get((e, w))) if method == "llm" else None,
+            judge_threshold=judge_threshold, fuzzy_threshold=fuzzy_threshold,
+        )  # fmt: skip
+        hit = set(res["detected"])
+        for p in scored:
+            acc = subtype.setdefault(p.error_subtype or "unknown", [0, 0])
+            acc[0] += 1
+            acc[1] += p.perturbation_id in hit
+        per_row.append({"id": row.id, "arxiv_id": row.arxiv_id, "error_type": row.error_type,
+                        "error_category": row.error_category, "has_comments": row.id in comments,
+                        **res})  # fmt: skip
+    n_inj = sum(r["n_injected"] for r in per_row)
+    n_det = sum(r["n_detected"] for r in per_row)
+    summary: dict[str, Any] = {
+        "task": "perturbation",
+        "method": method,
+        "threshold": judge_threshold if method == "llm" else fuzzy_threshold,
+        "quote_coverage": QUOTE_COVERAGE,
+        "missing": missing,
+        "n_rows": len(per_row),
+        "n_rows_missing_comments": n_missing,
+        "n_rows_text_withheld": sum(1 for r in rows if r.text_withheld),
+        "overall": {
+            "n_injected": n_inj, "n_detected": n_det,
+            "recall": n_det / n_inj if n_inj else None,
+            "mean_row_recall": sum(r["recall"] for r in per_row) / len(per_row) if per_row else None,
+        },  # fmt: skip
+        "by_category": recall_by_category(per_row),
+        "by_subtype": {k: {"n_injected": v[0], "n_detected": v[1], "recall": v[1] / v[0]}
+                       for k, v in sorted(subtype.items())},  # fmt: skip
+    }
+    if method == "llm":
+        vals = list(ratings.values())
+        summary["judge"] = judge.describe() if judge is not None else None
+        summary["n_judge_calls"] = len(vals)
+        summary["n_judge_unscored"] = sum(1 for v in vals if v is None)
+    return summary, per_row
