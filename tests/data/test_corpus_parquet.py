@@ -8,7 +8,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from conftest import corpus_row, write_corpus
+from data_shapes import corpus_row, write_corpus
 
 from prism_review.data.corpus import METADATA_COLUMNS, CorpusReader, decision_kinds
 from prism_review.data.errors import DataError

@@ -7,7 +7,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from conftest import TEI, zip_folder
+from data_shapes import TEI, zip_folder
 
 from prism_review.data.errors import DataError
 from prism_review.data.grobid import parse_grobid_bib, parse_grobid_metadata, parse_tei
