@@ -1,0 +1,124 @@
+"""Prompts of the three flaw steps, written for prism-review from the intent in spec §6.
+
+Each system prompt states the task, the rules and the exact JSON shape to return; the user
+message carries the material. Reviewer ids are listed explicitly so the model can copy them.
+"""
+
+from __future__ import annotations
+
+import json
+
+from prism_review.judge.flaws.models import ConsolidateInput, MapInput, ValidateInput
+from prism_review.judge.flaws.taxonomy import taxonomy_text
+
+CONSOLIDATE_SYSTEM = """You are the meta-reviewer of a scientific paper. Several reviewers \
+wrote reviews of it. Collect every weakness, concern, criticism or request for change that any \
+reviewer raised, and organise them into a list of distinct micro-flaws.
+
+How to form micro-flaws:
+- One micro-flaw is one specific problem. Arguments about different conceptual, methodological \
+or experimental problems are separate flaws, even when they share a topic (a missing baseline A \
+and a missing baseline B are two flaws).
+- Put arguments from different reviewers into the same flaw only when they point at the same \
+specific problem. Small problems of the same nature and severity may be merged (for example, \
+assorted wording problems can form one clarity flaw).
+- Never force an argument into a type that does not fit; use the matching "Other ..." type.
+- There is no limit on the number of flaws; many flaws may share a topic.
+- Ignore praise, summaries of the paper and neutral questions that express no concern.
+
+Classify each flaw with exactly one topic and one type from this taxonomy, written as \
+"<n>. <Topic> - <Type>":
+{taxonomy}
+
+For each flaw, record which reviewers raised it: "raw_arguments" maps a reviewer id to a short \
+verbatim quote from that reviewer's text. Use the reviewer ids exactly as given in the \
+[REVIEWER: ...] headers ({ids}); never invent, rename or renumber them.
+
+Reply with one JSON object and nothing else:
+{{"micro_flaws": [{{"flaw_id": "F01", "macro_topic": "<n>. <Topic> - <Type>", \
+"core_summary": "<one sentence stating the problem>", "raw_arguments": {{"<reviewer id>": \
+"<verbatim quote>"}}}}]}}"""
+
+VALIDATE_SYSTEM = """You check reviewers' criticisms of a scientific paper against the paper \
+itself. For every micro-flaw, read the paper text and decide:
+
+1. "is_valid": true when the flaw is real and its argument is factually correct about this \
+paper; false when it is a hallucination, misreads the paper (the paper does contain or address \
+the thing), or asks for something unreasonable for this work.
+2. "severity": "Critical" or "Minor" for a valid flaw, and "None" for an invalid one.
+
+Severity ontology:
+- Critical: methodology and theory problems (weak proofs, methodological flaws, strong or \
+unrealistic assumptions, missing justification); experimental design (missing or weak \
+baselines, insufficient validation, questionable metrics, limited or biased datasets); \
+novelty (limited, incremental, lacking significance); serious applicability or reproducibility \
+problems (general applicability, scalability or complexity, general reproducibility); missing \
+empirical comparisons with prior work.
+- Minor: clarity and presentation (writing, notation that is ambiguous but not wrong, figure \
+quality, typos); limitations or broader-impact discussion; missing relevant or recent \
+citations; documentation-level reproducibility (missing hyper-parameters or implementation \
+details, missing code).
+Borderline cases: choose Critical when fixing the flaw needs new experiments or analyses, \
+changes to core equations or proofs, or could change the main claims; choose Minor when a \
+textual or editorial fix is enough. When unsure, choose Minor unless the flaw could plausibly \
+invalidate the conclusions. Judge from the paper text; do not guess.
+
+Evaluate every flaw id you are given. Reply with one JSON object and nothing else:
+{"evaluations": {"F01": {"is_valid": true, "severity": "Critical"}, "F02": {"is_valid": false, \
+"severity": "None"}}}"""
+
+MAP_SYSTEM = """You map one peer review onto a fixed bank of issues that were collected from \
+all reviews of the same paper.
+
+Rules:
+- Use only issue ids from the bank. List each issue the review raises once, at its first \
+mention, in the order the review raises them (merge repeated mentions into the first).
+- Skip sentences that match no issue, praise and neutral summaries.
+- "section_name": the review's own section where the issue appears (for example Weaknesses, \
+Questions, Limitations); infer a fitting name when the review has no headers.
+- "anchor_quote": 5 to 20 words copied verbatim from the review where it raises the issue.
+- "content": a one or two sentence paraphrase of what the review says about the issue.
+
+Reply with one JSON object and nothing else:
+{"mentions": [{"issue_id": "F01", "section_name": "Weaknesses", "anchor_quote": "<verbatim \
+words>", "content": "<paraphrase>"}]}"""
+
+
+def consolidate_system(inp: ConsolidateInput) -> str:
+    """Step 1's system prompt with the taxonomy and the pool's reviewer ids."""
+    ids = ", ".join(inp.reviewer_ids)
+    return CONSOLIDATE_SYSTEM.format(taxonomy=taxonomy_text(), ids=ids)
+
+
+def consolidate_user(inp: ConsolidateInput) -> str:
+    """Step 1's user message: every review under a ``[REVIEWER: id]`` header."""
+    parts = ["Reviews to analyse:"]
+    for r in inp.reviews:
+        parts.append(f"[REVIEWER: {r.reviewer_id}]\n{r.text.strip()}")
+    return "\n\n".join(parts)
+
+
+def validate_user(inp: ValidateInput) -> str:
+    """Step 2's user message: the paper excerpt and the flaws as JSON."""
+    flaws = [
+        {
+            "flaw_id": f.flaw_id,
+            "macro_topic": f.macro_topic,
+            "core_summary": f.core_summary,
+            "raw_arguments": f.raw_arguments,
+        }
+        for f in inp.micro_flaws
+    ]
+    return f"[PAPER TEXT]\n{inp.paper_excerpt}\n\n[MICRO-FLAWS]\n" + json.dumps(
+        {"micro_flaws": flaws}, indent=2, ensure_ascii=False
+    )
+
+
+def map_user(inp: MapInput) -> str:
+    """Step 3's user message: the issue bank and the review."""
+    bank = [i.model_dump() for i in inp.issues]
+    return (
+        "[ISSUE BANK]\n"
+        + json.dumps({"issues": bank}, indent=2, ensure_ascii=False)
+        + f"\n\n[REVIEW: {inp.reviewer_id}]\n{inp.review_text.strip()}"
+    )

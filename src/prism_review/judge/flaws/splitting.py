@@ -1,0 +1,140 @@
+"""Criticism splitting for the offline judge: review sections → criticism items → quotes.
+
+A review is cut into its own sections (bold ``**Name:**`` lines, ``#`` headings or short
+``Name:`` lines). Weakness-like sections (weaknesses, questions, limitations, the ICML rubric's
+evaluative fields …) are split into items: a bullet or numbered point, or a paragraph. An item
+is a criticism when one of its sentences is judged a criticism (the DISAPERE-trained model, with
+a lower bar inside weakness-like sections and a few lexical cues); its quote is that sentence,
+verbatim. A review without any header is read as one weakness-like section.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from prism_review.judge.flaws.criticism import criticism_probability
+from prism_review.text import sentence_spans
+
+_HEADER = re.compile(
+    r"^[ \t]*(?:#{1,6}[ \t]*(?P<h>[^\n]{1,80}?)[ \t]*:?|\*\*(?P<b>[^*\n]{1,80}?)[ \t]*:?[ \t]*\*\*[ \t]*:?"
+    r"|(?P<c>[A-Z][A-Za-z /&,()-]{1,60}):)[ \t]*$",
+    re.M,
+)
+_CRITICAL_SECTION = re.compile(
+    r"weak|limitation|concern|question|issue|suggest|comment|claims and evidence|methods and eval"
+    r"|theoretical claims|experimental design|essential references|supplementary|improvement"
+    r"|critic|problem|drawback|cons\b|minor|major|detailed",
+    re.I,
+)
+_NON_CRITICAL_SECTION = re.compile(
+    r"^(summary|strengths?|rating|confidence|soundness|presentation|contribution|decision"
+    r"|paper decision|code of conduct|ethic|flag|overall|recommendation|review id)\b",
+    re.I,
+)
+_ITEM_START = re.compile(r"(?:^[ \t]*|[ \t]{2,})(?:[-*•]|\d{1,2}[.)]|\(\w\)|[a-z][.)])[ \t]+", re.M)
+_CUE = re.compile(
+    r"\b(lack|lacks|missing|no |not |unclear|limited|insufficient|should|could|would|weak|fail"
+    r"|only|however|concern|why|how|whether|questionable|unconvincing|overclaim|incorrect|wrong"
+    r"|typo|confusing|difficult|hard to|without|absence|need|needs|please)\b",
+    re.I,
+)
+
+
+_MARKER = re.compile(r"^(?:[-*•]|\d{1,2}[.)]|\(\w{1,3}\))\s+")
+_POINTER = re.compile(r"^(please )?(see|refer to) (the )?(weakness|above|comments|previous)", re.I)
+
+
+@dataclass
+class Criticism:
+    """One criticism of one reviewer: the quote (verbatim), the item text and where it is."""
+
+    reviewer_id: str
+    quote: str
+    item: str
+    section: str
+    start: int
+
+
+@dataclass
+class ReviewSection:
+    name: str
+    body: str
+    start: int
+
+
+def review_sections(text: str) -> list[ReviewSection]:
+    """The review's sections in order; text before the first header is an unnamed section."""
+    heads = list(_HEADER.finditer(text))
+    if not heads:
+        return [ReviewSection("", text, 0)]
+    out = []
+    if text[: heads[0].start()].strip():
+        out.append(ReviewSection("", text[: heads[0].start()], 0))
+    for i, m in enumerate(heads):
+        end = heads[i + 1].start() if i + 1 < len(heads) else len(text)
+        name = (m.group("h") or m.group("b") or m.group("c") or "").strip().strip(":").strip()
+        out.append(ReviewSection(name, text[m.end() : end], m.end()))
+    return out
+
+
+def is_critical_section(name: str) -> bool:
+    """Does a section of this name hold weaknesses or requests?"""
+    if not name:
+        return True
+    if _CRITICAL_SECTION.search(name):
+        return True
+    return not _NON_CRITICAL_SECTION.search(name)
+
+
+def _items(body: str) -> list[tuple[int, str]]:
+    """Split a section body into bullet/numbered items or paragraphs, with offsets."""
+    cuts = {0}
+    cuts.update(m.start() for m in _ITEM_START.finditer(body))
+    cuts.update(m.end() for m in re.finditer(r"\n[ \t]*\n", body))
+    bounds = sorted(cuts) + [len(body)]
+    out = []
+    for a, b in zip(bounds, bounds[1:], strict=False):
+        piece = body[a:b]
+        if piece.strip():
+            out.append((a, piece))
+    return out
+
+
+def criticisms(reviewer_id: str, text: str, threshold: float = 0.5) -> list[Criticism]:
+    """The criticism items of one review, in order, each with a verbatim quote."""
+    sections = review_sections(text)
+    has_named_critical = any(s.name and is_critical_section(s.name) for s in sections)
+    out: list[Criticism] = []
+    for sec in sections:
+        if sec.name and not is_critical_section(sec.name):
+            continue
+        if not sec.name and has_named_critical:
+            continue  # a preamble before named weakness sections is usually the summary
+        in_weak = bool(sec.name) or not has_named_critical
+        bar = threshold - 0.2 if in_weak else threshold
+        if re.search(r"question", sec.name, re.I):
+            bar -= 0.15
+        for off, item in _items(sec.body):
+            best = None
+            for sp in sentence_spans(item):
+                s = _MARKER.sub("", sp.text.strip(" -*•\t"))
+                if len(s) < 12 or (s.endswith(":") and len(s) < 60) or _POINTER.search(s):
+                    continue
+                p = criticism_probability(s)
+                if _CUE.search(s):
+                    p += 0.15
+                if p >= bar:
+                    best = s
+                    break
+            if best:
+                out.append(
+                    Criticism(
+                        reviewer_id,
+                        best,
+                        " ".join(item.split()),
+                        sec.name or "Weaknesses",
+                        sec.start + off,
+                    )
+                )
+    return out

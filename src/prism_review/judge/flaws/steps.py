@@ -1,0 +1,178 @@
+"""The three flaw judge steps: ``flaws.consolidate``, ``flaws.validate`` and ``flaws.map``.
+
+Each step has an LLM prompt (:mod:`.prompts`) and an offline implementation (:mod:`.offline`)
+behind the same typed interface, and a ``finalize`` that normalises either route's answer.
+``flaws.consolidate`` checks reviewer ids exactly (risk F7: an unknown id → one re-ask stating
+it) and asks for an output budget from the input size, which the LLM layer caps at the
+configured ``max_tokens`` (risk F2).
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from prism_review.judge.base import ChatMessage, JudgeStep
+from prism_review.judge.flaws import offline, prompts
+from prism_review.judge.flaws.models import (
+    ConsolidateInput,
+    ConsolidateOutput,
+    FlawEvaluation,
+    MapInput,
+    MapOutput,
+    MicroFlaw,
+    ValidateInput,
+    ValidateOutput,
+)
+from prism_review.judge.flaws.taxonomy import canonical_label
+from prism_review.judge.flaws.validity import ValidityParams
+from prism_review.metrics.cfi import normalize_reviewer_key
+
+#: output-token budget estimate for Step 1: 12% of the input characters, within [2000, 32000]
+STEP1_TOKENS_PER_CHAR = 0.12
+STEP1_MIN_TOKENS = 2_000
+STEP1_MAX_TOKENS = 32_000
+
+
+class ConsolidateStep(JudgeStep[ConsolidateInput, ConsolidateOutput]):
+    """Step 1: pool the reviews' criticisms into distinct micro-flaws under the taxonomy."""
+
+    name: ClassVar[str] = "flaws.consolidate"
+    Input = ConsolidateInput
+    Output = ConsolidateOutput
+    temperature: ClassVar[float] = 0.1
+
+    def __init__(self, params: offline.ClusterParams | None = None) -> None:
+        self.params = params or offline.ClusterParams()
+
+    def messages(self, inp: ConsolidateInput) -> list[ChatMessage]:
+        return [
+            ChatMessage(role="system", content=prompts.consolidate_system(inp)),
+            ChatMessage(role="user", content=prompts.consolidate_user(inp)),
+        ]
+
+    def offline(self, inp: ConsolidateInput) -> ConsolidateOutput:
+        return offline.consolidate(inp, self.params)
+
+    def finalize(self, inp: ConsolidateInput, out: ConsolidateOutput) -> ConsolidateOutput:
+        """Canonical taxonomy labels, normalised reviewer keys, unique ``Fnn`` ids."""
+        flaws: list[MicroFlaw] = []
+        seen: set[str] = set()
+        for i, f in enumerate(out.micro_flaws, start=1):
+            fid = f.flaw_id.strip() or f"F{i:02d}"
+            if fid in seen:
+                fid = f"F{i:02d}x"
+            seen.add(fid)
+            args: dict[str, str] = {}
+            for key, quote in f.raw_arguments.items():
+                args.setdefault(normalize_reviewer_key(key), quote)
+            flaws.append(
+                MicroFlaw(
+                    flaw_id=fid,
+                    macro_topic=canonical_label(f.macro_topic),
+                    core_summary=f.core_summary.strip(),
+                    raw_arguments=args,
+                )
+            )
+        return ConsolidateOutput(micro_flaws=flaws)
+
+    def check(self, inp: ConsolidateInput, out: ConsolidateOutput) -> str | None:
+        """Unknown reviewer ids in ``raw_arguments`` (exact match after normalisation)."""
+        known = set(inp.reviewer_ids)
+        unknown = sorted(
+            {
+                key
+                for f in out.micro_flaws
+                for key in f.raw_arguments
+                if normalize_reviewer_key(key) not in known
+            }
+        )
+        if not unknown:
+            return None
+        return (
+            "raw_arguments uses reviewer ids that are not in the input: "
+            + ", ".join(unknown)
+            + ". Use only these ids, exactly as written: "
+            + ", ".join(inp.reviewer_ids)
+            + "."
+        )
+
+    def max_tokens(self, inp: ConsolidateInput) -> int | None:
+        chars = sum(len(r.text) for r in inp.reviews)
+        est = int(chars * STEP1_TOKENS_PER_CHAR)
+        return max(STEP1_MIN_TOKENS, min(est, STEP1_MAX_TOKENS))
+
+
+def unknown_reviewer_keys(inp: ConsolidateInput, out: ConsolidateOutput) -> list[str]:
+    """Keys of ``raw_arguments`` that are not reviewer ids of the pool."""
+    known = set(inp.reviewer_ids)
+    return sorted({k for f in out.micro_flaws for k in f.raw_arguments if k not in known})
+
+
+class ValidateStep(JudgeStep[ValidateInput, ValidateOutput]):
+    """Step 2: judge each flaw against the paper text for validity and severity."""
+
+    name: ClassVar[str] = "flaws.validate"
+    Input = ValidateInput
+    Output = ValidateOutput
+    temperature: ClassVar[float] = 0.0
+
+    def __init__(self, params: ValidityParams | None = None) -> None:
+        self.params = params or ValidityParams()
+
+    def messages(self, inp: ValidateInput) -> list[ChatMessage]:
+        return [
+            ChatMessage(role="system", content=prompts.VALIDATE_SYSTEM),
+            ChatMessage(role="user", content=prompts.validate_user(inp)),
+        ]
+
+    def offline(self, inp: ValidateInput) -> ValidateOutput:
+        return offline.validate(inp, self.params)
+
+    def finalize(self, inp: ValidateInput, out: ValidateOutput) -> ValidateOutput:
+        """Keep evaluations of known flaw ids only; an invalid flaw has severity None."""
+        ids = {f.flaw_id for f in inp.micro_flaws}
+        evals = {}
+        for fid, ev in out.evaluations.items():
+            key = fid.strip()
+            if key not in ids:
+                continue
+            sev = ev.severity if ev.is_valid else "None"
+            evals[key] = FlawEvaluation(is_valid=ev.is_valid, severity=sev)
+        return ValidateOutput(evaluations=evals)
+
+    def check(self, inp: ValidateInput, out: ValidateOutput) -> str | None:
+        missing = [f.flaw_id for f in inp.micro_flaws if f.flaw_id not in out.evaluations]
+        if missing:
+            return "No evaluation was given for: " + ", ".join(missing) + ". Evaluate every flaw."
+        return None
+
+    def max_tokens(self, inp: ValidateInput) -> int | None:
+        return max(512, 40 * len(inp.micro_flaws) + 256)
+
+
+class MapStep(JudgeStep[MapInput, MapOutput]):
+    """Step 3: map one review onto the valid-issue bank, in the review's own order."""
+
+    name: ClassVar[str] = "flaws.map"
+    Input = MapInput
+    Output = MapOutput
+    temperature: ClassVar[float] = 0.0
+
+    def messages(self, inp: MapInput) -> list[ChatMessage]:
+        return [
+            ChatMessage(role="system", content=prompts.MAP_SYSTEM),
+            ChatMessage(role="user", content=prompts.map_user(inp)),
+        ]
+
+    def offline(self, inp: MapInput) -> MapOutput:
+        return offline.map_review(inp)
+
+    def check(self, inp: MapInput, out: MapOutput) -> str | None:
+        ids = {i.issue_id for i in inp.issues}
+        unknown = sorted({m.issue_id for m in out.mentions if m.issue_id.strip() not in ids})
+        if unknown:
+            return "Unknown issue ids: " + ", ".join(unknown) + ". Use only ids from the bank."
+        return None
+
+    def max_tokens(self, inp: MapInput) -> int | None:
+        return max(512, 120 * len(inp.issues) + 256)
