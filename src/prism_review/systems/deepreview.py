@@ -22,7 +22,8 @@ from typing import Any
 from prism_review.data.errors import DataError
 from prism_review.records import Review
 from prism_review.systems.base import llm_review, parse_json, read_text, without_think
-from prism_review.systems.parsing import split_hash_sections, strip_rules
+from prism_review.systems.parsing import LLM_SCALES, family, split_hash_sections, strip_rules
+from prism_review.venues import leading_number
 
 SYSTEM = "deepreview"
 
@@ -167,8 +168,13 @@ def load(path: Path, paper_id: str, venue: str) -> list[Review]:
         },
     )
     rating = chosen.get("rating")
-    if isinstance(rating, int | float | str) and not isinstance(rating, bool):
-        review.raw_scores.setdefault("rating", rating)
+    has_rating = any(family(k) == "rating" for k in review.raw_scores)
+    if isinstance(rating, int | float | str) and not isinstance(rating, bool) and not has_rating:
+        value = leading_number(rating)
+        review.raw_scores["Rating"] = rating
+        review.scores["Rating"] = (
+            LLM_SCALES["rating"].normalise(value) if value is not None else None
+        )
     return [review]
 
 
