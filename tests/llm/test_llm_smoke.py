@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from llm_steps import LabelIn, LabelStep
+from ._steps import LabelIn, LabelStep
 
 
 async def test_round_trip_through_real_sdk(llm_server, loopback_judge):

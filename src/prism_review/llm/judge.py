@@ -17,6 +17,7 @@ call raises :class:`TooManyErrors` so the runner stops cleanly.
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from dataclasses import asdict, dataclass, field
 from importlib import metadata
@@ -44,6 +45,7 @@ from prism_review.llm.provider import (
 )
 from prism_review.llm.settings import Settings
 
+log = logging.getLogger("prism_review.llm")
 CACHE_KEY_VERSION = 1
 REPAIR_PROMPT = (
     "Your previous reply could not be used: {error}\n"
@@ -191,10 +193,13 @@ class LLMJudge:
                 attempt += 1
                 if exc.retryable and attempt <= max_retries:
                     self.stats.retries += 1
-                    await asyncio.sleep(backoff_delay(
-                        attempt, float(self.settings.get("retry_base")),
-                        float(self.settings.get("retry_max")), exc.retry_after))
+                    delay = backoff_delay(attempt, float(self.settings.get("retry_base")),
+                                          float(self.settings.get("retry_max")), exc.retry_after)
+                    log.info("%s: %s; retry %d/%d in %.2fs", req.step, exc, attempt,
+                             max_retries, delay)
+                    await asyncio.sleep(delay)
                     continue
+                log.warning("%s: giving up after %d attempt(s): %s", req.step, attempt, exc)
                 self._count_error(str(exc))
                 return _Outcome(key, error=str(exc), params=params)
             limiter.settle(estimate, gen.prompt_tokens + gen.completion_tokens)

@@ -13,11 +13,12 @@ Fixtures:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+import pytest_asyncio
 
 from prism_review.testing.llm_server import LLMServer
 
@@ -40,16 +41,23 @@ def llm_cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return path
 
 
-@pytest.fixture
-def loopback_judge(llm_server: LLMServer, llm_cache_dir: Path) -> Callable[..., Any]:
-    """Factory for judges that talk to ``llm_server`` through the real SDK."""
+@pytest_asyncio.fixture
+async def loopback_judge(llm_server: LLMServer, llm_cache_dir: Path
+                         ) -> AsyncIterator[Callable[..., Any]]:
+    """Factory for judges that talk to ``llm_server`` through the real SDK (closed after)."""
     from prism_review.llm import make_judge
+
+    made: list[Any] = []
 
     def factory(model: str = "test-model", **options: Any) -> Any:
         options.setdefault("cache_dir", llm_cache_dir)
         options.setdefault("api_key", "loopback-dummy-key")
         options.setdefault("retry_base", 0.01)
         options.setdefault("timeout", 10.0)
-        return make_judge(f"openai-compatible/{model}@{llm_server.base_url}", **options)
+        judge = make_judge(f"openai-compatible/{model}@{llm_server.base_url}", **options)
+        made.append(judge)
+        return judge
 
-    return factory
+    yield factory
+    for judge in made:
+        await judge.aclose()

@@ -1,0 +1,248 @@
+"""Every injected fault, driven through the real openai SDK against the loopback server."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import threading
+import time
+
+import pytest
+
+from prism_review.llm import FatalProviderError, TooManyErrors
+from prism_review.testing.llm_server import Fault
+
+from ._steps import LabelIn, LabelStep
+
+GOOD = {"label": "positive", "score": 3, "reasons": ["clear"]}
+
+
+async def _run(judge, text="fine"):
+    return await judge.run(LabelStep(), LabelIn(text=text))
+
+
+@pytest.mark.parametrize("code", [429, 500, 502, 503, 408])
+async def test_retryable_status_then_success(llm_server, loopback_judge, code):
+    llm_server.script(Fault.status(code), Fault.status(code), GOOD)
+    judge = loopback_judge()
+    res = await _run(judge)
+    assert res.ok and res.output.score == 3
+    assert len(llm_server.requests) == 3
+    assert judge.stats.retries == 2 and judge.stats.errors == 0 and judge.stats.calls == 1
+
+
+async def test_429_retry_after_is_honoured(llm_server, loopback_judge):
+    llm_server.script(Fault.status(429, retry_after=0.4), GOOD)
+    judge = loopback_judge(retry_base=0.001)
+    t0 = time.perf_counter()
+    res = await _run(judge)
+    assert res.ok
+    gap = llm_server.requests[1].time - llm_server.requests[0].time
+    assert gap >= 0.38, gap  # without retry-after the 1 ms back-off would retry at once
+    assert time.perf_counter() - t0 < 3
+
+
+async def test_backoff_grows_exponentially(llm_server, loopback_judge):
+    llm_server.script(Fault.status(500), Fault.status(500), Fault.status(500), GOOD)
+    judge = loopback_judge(retry_base=0.05)
+    assert (await _run(judge)).ok
+    t = [r.time for r in llm_server.requests]
+    gaps = [b - a for a, b in zip(t, t[1:], strict=False)]
+    # full-jitter windows: [0.025, 0.05], [0.05, 0.1], [0.1, 0.2]
+    assert 0.02 <= gaps[0] <= 0.2 and 0.045 <= gaps[1] <= 0.3 and 0.095 <= gaps[2] <= 0.5
+
+
+async def test_retries_exhausted_is_unscored_error_not_zero(llm_server, loopback_judge):
+    llm_server.set_responder(lambda body: Fault.status(503))
+    judge = loopback_judge(max_retries=2)
+    res = await _run(judge)
+    assert res.status == "unscored" and res.output is None
+    assert "503" in res.error
+    assert len(llm_server.requests) == 3
+    assert judge.stats.errors == 1 and judge.stats.unscored == 1
+
+
+async def test_slow_reply_within_timeout_succeeds(llm_server, loopback_judge):
+    llm_server.script(Fault.slow(0.3, GOOD))
+    judge = loopback_judge(timeout=2.0)
+    res = await _run(judge)
+    assert res.ok and res.usage.seconds >= 0.29
+
+
+async def test_timeout_is_retried(llm_server, loopback_judge):
+    llm_server.script(Fault.hang(1.5), GOOD)
+    judge = loopback_judge(timeout=0.3)
+    t0 = time.perf_counter()
+    res = await _run(judge)
+    assert res.ok
+    assert 0.3 <= time.perf_counter() - t0 < 1.4
+    assert judge.stats.retries == 1
+
+
+async def test_connection_drop_is_retried(llm_server, loopback_judge):
+    llm_server.script(Fault.disconnect(), GOOD)
+    judge = loopback_judge()
+    assert (await _run(judge)).ok
+    assert judge.stats.retries == 1
+
+
+async def test_non_json_http_body_is_retried(llm_server, loopback_judge):
+    llm_server.script(Fault.bad_body(), GOOD)
+    judge = loopback_judge()
+    assert (await _run(judge)).ok
+    assert judge.stats.retries == 1
+
+
+@pytest.mark.parametrize(
+    "fault", [Fault.malformed(), Fault.empty(), Fault.truncated(GOOD, keep=0.3),
+              Fault.malformed("I think it is positive.")],
+    ids=["malformed", "empty", "truncated", "prose"],
+)
+async def test_bad_content_triggers_one_reask_with_full_messages(llm_server, loopback_judge,
+                                                                 fault):
+    llm_server.script(fault, GOOD)
+    judge = loopback_judge()
+    res = await _run(judge, "an item")
+    assert res.ok and res.output.label == "positive"
+    first, second = llm_server.requests
+    assert second.messages[: len(first.messages)] == first.messages  # full original instructions
+    assert second.messages[-2]["role"] == "assistant"
+    assert second.messages[-1]["role"] == "user"
+    assert "could not be used" in second.messages[-1]["content"]
+    assert res.usage.calls == 2 and judge.stats.reasks == 1
+    assert len(res.request_ids) == 2
+
+
+async def test_invalid_twice_is_unscored_with_raw_kept(llm_server, loopback_judge):
+    llm_server.script(Fault.malformed("nope"), json.dumps({"label": "great", "score": 1}))
+    judge = loopback_judge()
+    res = await _run(judge)
+    assert res.status == "unscored" and res.output is None
+    assert res.raw == '{"label": "great", "score": 1}'
+    assert "label" in res.error and "re-ask" in res.error
+    assert len(llm_server.requests) == 2  # exactly one re-ask
+
+
+async def test_truncated_tail_recovered_without_reask(llm_server, loopback_judge):
+    text = '{"label": "negative", "score": 2, "reasons": ["a", "b", "unfinished'
+    llm_server.script(text)
+    res = await _run(loopback_judge())
+    assert res.ok and res.output.reasons == ["a", "b", "unfinished"]
+    assert len(llm_server.requests) == 1
+
+
+async def test_400_is_not_retried_and_names_provider(llm_server, loopback_judge):
+    llm_server.set_responder(lambda body: Fault.status(400, "context length exceeded"))
+    judge = loopback_judge()
+    res = await _run(judge)
+    assert res.status == "unscored"
+    assert "OpenAI-compatible server error 400" in res.error
+    # one request per response format tried (json_schema, json_object, text), no retries
+    assert len(llm_server.requests) == 3
+    assert judge.stats.retries == 0 and judge.stats.errors == 1
+
+
+@pytest.mark.parametrize(("code", "needle"), [(401, "set OPENAI_API_KEY"), (403, "403"),
+                                              (404, "not found")])
+async def test_auth_errors_are_fatal_with_clear_fix(llm_server, loopback_judge, code, needle):
+    llm_server.set_responder(lambda body: Fault.status(code))
+    judge = loopback_judge(api_key="sk-secret-should-not-leak")
+    with pytest.raises(FatalProviderError) as info:
+        await _run(judge)
+    assert needle in str(info.value)
+    assert "sk-secret" not in str(info.value)
+    assert len(llm_server.requests) == 1
+
+
+async def test_json_schema_rejected_falls_back_to_json_mode(llm_server, loopback_judge):
+    llm_server.reject_json_schema = True
+    llm_server.set_responder(lambda body: GOOD)
+    judge = loopback_judge()
+    res = await _run(judge)
+    assert res.ok
+    kinds = [r.body.get("response_format", {}).get("type") for r in llm_server.requests]
+    assert kinds == ["json_schema", "json_object"]
+    hint = llm_server.requests[1].messages[1]
+    assert hint["role"] == "system" and '"label"' in hint["content"]  # schema stated in prompt
+    res2 = await _run(judge, "other")  # the fallback is remembered
+    assert res2.ok
+    assert llm_server.requests[2].body["response_format"]["type"] == "json_object"
+
+
+async def test_max_errors_cutoff_stops_cleanly(llm_server, loopback_judge):
+    llm_server.set_responder(lambda body: Fault.status(500))
+    judge = loopback_judge(max_retries=0, max_errors=3)
+    results = []
+    with pytest.raises(TooManyErrors) as info:
+        for i in range(10):
+            results.append(await _run(judge, f"item {i}"))
+    assert "max-errors limit (3)" in str(info.value)
+    assert len(results) == 2 and all(r.status == "unscored" for r in results)
+    assert judge.stats.errors == 3
+    with pytest.raises(TooManyErrors):  # every later call refuses immediately
+        await _run(judge, "later")
+    assert len(llm_server.requests) == 3
+
+
+def _answer(body):
+    text = body["messages"][-1]["content"]
+    if not text.startswith("item "):  # a re-ask: answer the original item
+        text = next(m["content"] for m in body["messages"] if m["role"] == "user")
+    n = int(text.split()[1])
+    return {"label": ["positive", "negative", "neutral"][n % 3], "score": n % 5,
+            "reasons": [f"r{n}", "shared"]}
+
+
+def _faulty(seed: int, rate: float):
+    """A responder that injects a fault into ``rate`` of requests, chosen per (item, attempt).
+
+    The choice hashes the item and how often it was asked, so it does not depend on the order
+    in which concurrent requests arrive.
+    """
+    lock = threading.Lock()
+    seen: dict[str, int] = {}
+    transport = [Fault.status(429, retry_after=0.01), Fault.status(500), Fault.hang(0.8),
+                 Fault.disconnect(), Fault.bad_body(), Fault.slow(0.05)]
+    content = [Fault.malformed(), Fault.empty(), Fault.truncated(keep=0.3)]
+    injected: list[str] = []
+
+    def responder(body):
+        item = next(m["content"] for m in body["messages"] if m["role"] == "user")
+        with lock:
+            k = seen[item] = seen.get(item, 0) + 1
+        rng = random.Random(f"{seed}:{item}:{k}")
+        is_first_ask = len(body["messages"]) == 2
+        if rng.random() < rate:
+            pool = transport + (content if is_first_ask else [])
+            fault = rng.choice(pool)
+            with lock:
+                injected.append(fault.kind if fault.kind != "status" else str(fault.status_code))
+            if fault.kind == "truncated":
+                return Fault.truncated(_answer(body), keep=0.3)
+            if fault.kind == "slow":
+                return Fault.slow(0.05, _answer(body))
+            return fault
+        return _answer(body)
+
+    return responder, injected
+
+
+async def test_twenty_percent_faults_give_the_same_results(llm_server, loopback_judge, tmp_path):
+    items = [LabelIn(text=f"item {i}") for i in range(40)]
+    llm_server.set_responder(_answer)
+    clean = loopback_judge(no_cache=True)
+    expected = await asyncio.gather(*(clean.run(LabelStep(), x) for x in items))
+    assert all(r.ok for r in expected)
+
+    responder, injected = _faulty(seed=7, rate=0.2)
+    llm_server.set_responder(responder)
+    faulty = loopback_judge(cache_dir=tmp_path / "c2", timeout=0.4, concurrency=8)
+    got = await asyncio.gather(*(faulty.run(LabelStep(), x) for x in items))
+    assert len(injected) >= 8  # the run really met faults, of many kinds
+    assert len(set(injected)) >= 5, injected
+    assert [r.output for r in got] == [r.output for r in expected]
+    assert faulty.stats.errors == 0 and faulty.stats.unscored == 0
+    # every fault was recovered from (a dropped keep-alive connection may cost an extra retry)
+    recovered = faulty.stats.retries + faulty.stats.reasks
+    assert recovered >= len([k for k in injected if k != "slow"])
