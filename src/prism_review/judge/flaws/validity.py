@@ -13,7 +13,8 @@ A criticism is judged invalid when the paper contradicts it on something checkab
   interesting", "could be more comprehensive"): the spec counts unreasonable requests as
   invalid;
 * **topicality** — fewer than ``min_overlap`` of its content words occur in the paper at all
-  (the criticism is about something else).
+  (the criticism is about something else); judged only when the paper text is long enough
+  to have a vocabulary.
 
 Every rule can be switched off; the defaults were chosen before measuring and are the ones the
 agreement figures report (see ``prism agreement --dataset revutil-llm-reviews``).
@@ -278,6 +279,8 @@ class ValidityParams:
     absence_hits: int = 3
     min_overlap: float = 0.5
     min_content_words: int = 3
+    #: topicality is only judged against a paper text with at least this many distinct words
+    min_paper_vocab: int = 300
 
 
 @dataclass
@@ -374,6 +377,12 @@ def judge(text: str, paper: PaperIndex, params: ValidityParams) -> tuple[bool, l
             reasons.append(f"out-of-scope or vague request: {m.group(0)}")
     words = content_words(text)
     ov = overlap(text, paper)
-    if ov is not None and len(words) >= params.min_content_words and ov < params.min_overlap:
+    enough_paper = len(paper.vocab) >= params.min_paper_vocab
+    if (
+        enough_paper
+        and ov is not None
+        and len(words) >= params.min_content_words
+        and ov < params.min_overlap
+    ):
         reasons.append(f"off-topic: {ov:.2f} of content words in paper")
     return (not reasons), reasons
