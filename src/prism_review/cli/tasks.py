@@ -1,0 +1,339 @@
+"""``prism review …``, ``prism task …`` and ``prism perturbation …``: generation and prediction tasks.
+
+* ``prism review generate`` — write LLM reviews into ``DATA_ROOT/<VENUE>/<system>/reviews.jsonl``;
+* ``prism review comments`` — quote-anchored comments for perturbation rows;
+* ``prism review meta`` — meta-reviews from a system's reviews;
+* ``prism task acceptance`` / ``prism task scores`` — prediction tasks with their metrics;
+* ``prism perturbation score`` — injected-error recall of quote-anchored comments.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+
+console = Console(stderr=True)
+
+review_app = typer.Typer(help="Generate reviews, quote-anchored comments and meta-reviews with an LLM.",
+                         no_args_is_help=True)  # fmt: skip
+task_app = typer.Typer(help="Prediction tasks: acceptance and review scores.", no_args_is_help=True)
+perturbation_app = typer.Typer(help="OpenAIReview perturbation benchmark: injected-error recall.",
+                               no_args_is_help=True)  # fmt: skip
+
+JudgeOpt = Annotated[str, typer.Option("--judge", help="openai/<model> | gemini/<model> | openai-compatible/<model>@<url>")]
+BaseUrlOpt = Annotated[str | None, typer.Option("--base-url", help="OpenAI-compatible server URL")]
+ConfigOpt = Annotated[Path | None, typer.Option("--config", help="Judge config file (TOML/YAML)")]
+CacheOpt = Annotated[Path | None, typer.Option("--cache-dir", help="LLM response cache folder")]
+NoCacheOpt = Annotated[bool, typer.Option("--no-cache", help="Do not read or write the LLM cache")]
+ConcOpt = Annotated[int, typer.Option("--concurrency", help="Items in flight")]
+MaxErrOpt = Annotated[int | None, typer.Option("--max-errors", help="Stop after this many failed calls")]
+AuditOpt = Annotated[Path | None, typer.Option("--audit", help="Write every LLM call to this JSONL audit log")]
+DataOpt = Annotated[Path | None, typer.Option("--data", help="PRISM evaluation layout (DATA_ROOT); default: the bundled demo")]
+ProOpt = Annotated[Path | None, typer.Option("--proreviewer", help="ProReviewer parquet/arrow/JSONL file or folder")]
+VenueOpt = Annotated[list[str] | None, typer.Option("--venue", help="Venue(s) (repeatable)")]
+LimitOpt = Annotated[int | None, typer.Option("--limit", help="At most N papers per venue (per split for ProReviewer)")]
+OutOpt = Annotated[Path | None, typer.Option("--out", help="Folder for results.json and predictions.jsonl")]
+CharsOpt = Annotated[int, typer.Option("--max-paper-chars", help="Paper text budget in characters (0: no limit)")]
+
+
+def _fail(msg: str, code: int = 2) -> typer.Exit:
+    console.print(f"[red]error:[/] {msg}")
+    return typer.Exit(code)
+
+
+def _judge(spec: str, *, what: str, base_url: str | None = None, config: Path | None = None,
+           cache_dir: Path | None = None, no_cache: bool = False, concurrency: int | None = None,
+           max_errors: int | None = None, audit: Path | None = None) -> Any:  # fmt: skip
+    """Build the LLM judge, refusing ``offline`` (these commands need an LLM)."""
+    if spec.strip() == "offline":
+        raise _fail(
+            f"{what} needs an LLM; there is no offline judge for it. Pass --judge openai/<model>, "
+            "gemini/<model> or openai-compatible/<model>@<url>."
+        )
+    from prism_review.llm import make_judge
+
+    opts = {"base_url": base_url, "config_path": config, "cache_dir": cache_dir,
+            "no_cache": no_cache or None, "concurrency": concurrency, "max_errors": max_errors,
+            "audit_path": audit}  # fmt: skip
+    try:
+        return make_judge(spec, **{k: v for k, v in opts.items() if v is not None})
+    except Exception as exc:  # bad spec or missing key: a message, not a traceback
+        raise _fail(str(exc)) from exc
+
+
+def _run(coro: Any) -> Any:
+    from prism_review.llm.errors import FatalProviderError, TooManyErrors
+
+    try:
+        return asyncio.run(coro)
+    except (FatalProviderError, TooManyErrors) as exc:
+        raise _fail(f"stopped: {exc}. Finished items are kept; re-run to resume.", 3) from exc
+
+
+def _report_generation(rep: Any) -> None:
+    d = rep.as_dict()
+    console.print(f"{d['path']}: {d['written']} written, {d['skipped_existing']} already there, "
+                  f"{d['failed']} failed (of {d['total']})")  # fmt: skip
+    for key, err in rep.failed[:10]:
+        console.print(f"  [yellow]{key}[/]: {err}")
+    if rep.failed:
+        console.print("Failed items are not written; re-run the same command to retry them.")
+
+
+@review_app.command("generate")
+def review_generate(
+    system: Annotated[str, typer.Option("--system", help="Folder name for the generated system")],
+    judge: JudgeOpt = "offline", data: DataOpt = None, venue: VenueOpt = None, limit: LimitOpt = None,
+    manifest: Annotated[str | None, typer.Option("--manifest", help="Paper-id manifest (200, 50 or a file)")] = None,
+    max_paper_chars: CharsOpt = 48_000, reviewer_id: Annotated[str, typer.Option("--reviewer-id")] = "LLM_Reviewer",
+    concurrency: ConcOpt = 4, base_url: BaseUrlOpt = None, config: ConfigOpt = None, cache_dir: CacheOpt = None,
+    no_cache: NoCacheOpt = False, max_errors: MaxErrOpt = None, audit: AuditOpt = None,
+) -> None:  # fmt: skip
+    """Generate one review per paper into DATA_ROOT/<VENUE>/<system>/reviews.jsonl (resumable)."""
+    from prism_review.data.layout import EvalLayout, demo_root, find_data_root
+    from prism_review.reviewers.generate import generate_reviews
+
+    the_judge = _judge(judge, what="review generation", base_url=base_url, config=config,
+                       cache_dir=cache_dir, no_cache=no_cache, concurrency=concurrency,
+                       max_errors=max_errors, audit=audit)  # fmt: skip
+    layout = EvalLayout(find_data_root(data) if data else demo_root())
+    for vid in _venues(layout, venue):
+        ids = layout.paper_ids(vid, manifest)
+        rep = _run(generate_reviews(layout, vid, system, the_judge, paper_ids=ids, limit=limit,
+                                    max_paper_chars=max_paper_chars or None, concurrency=concurrency,
+                                    reviewer_id=reviewer_id))  # fmt: skip
+        _report_generation(rep)
+    console.print(f"evaluate them with: prism evaluate --data {layout.root} --system {system}")
+
+
+def _venues(layout: Any, venue: list[str] | None) -> list[str]:
+    from prism_review.venues import get_venue
+
+    present = layout.venues()
+    if not venue:
+        return list(present)
+    wanted = [get_venue(v).id for v in venue]
+    missing = [v for v in wanted if v not in present]
+    if missing:
+        raise _fail(f"venue folder(s) not found under {layout.root}: {', '.join(missing)}")
+    return wanted
+
+
+@review_app.command("comments")
+def review_comments(
+    rows: Annotated[Path, typer.Option("--rows", help="Perturbation rows (.jsonl or .parquet)")],
+    out: Annotated[Path, typer.Option("--out", help="Comments JSONL to write (appended; resumable)")],
+    judge: JudgeOpt = "offline", limit: Annotated[int | None, typer.Option("--limit", help="At most N rows")] = None,
+    max_comments: Annotated[int, typer.Option("--max-comments")] = 20,
+    max_paper_chars: Annotated[int, typer.Option("--max-paper-chars", help="Extra character cap on review_input (0: none)")] = 0,
+    concurrency: ConcOpt = 4, base_url: BaseUrlOpt = None, config: ConfigOpt = None, cache_dir: CacheOpt = None,
+    no_cache: NoCacheOpt = False, max_errors: MaxErrOpt = None, audit: AuditOpt = None,
+) -> None:  # fmt: skip
+    """Write OpenAIReview-style quote-anchored comments for each perturbation row."""
+    from prism_review.data.perturbation import load_perturbations
+    from prism_review.reviewers.generate import generate_comments
+
+    the_judge = _judge(judge, what="comment generation", base_url=base_url, config=config,
+                       cache_dir=cache_dir, no_cache=no_cache, concurrency=concurrency,
+                       max_errors=max_errors, audit=audit)  # fmt: skip
+    data = load_perturbations(rows)
+    data = data[:limit] if limit else data
+    withheld = sum(1 for r in data if r.text_withheld)
+    if withheld:
+        console.print(f"[yellow]{withheld} row(s) have no text (licence); rebuild them from arXiv to review them[/]")
+    rep = _run(generate_comments(data, out, the_judge, max_paper_chars=max_paper_chars or None,
+                                 max_comments=max_comments, concurrency=concurrency))  # fmt: skip
+    _report_generation(rep)
+
+
+@review_app.command("meta")
+def review_meta(
+    out: Annotated[Path, typer.Option("--out", help="Meta-review JSONL to write (appended; resumable)")],
+    judge: JudgeOpt = "offline", data: DataOpt = None, venue: VenueOpt = None, limit: LimitOpt = None,
+    source: Annotated[str, typer.Option("--source", help="System whose reviews are synthesised")] = "human",
+    concurrency: ConcOpt = 4, base_url: BaseUrlOpt = None, config: ConfigOpt = None, cache_dir: CacheOpt = None,
+    no_cache: NoCacheOpt = False, max_errors: MaxErrOpt = None, audit: AuditOpt = None,
+) -> None:  # fmt: skip
+    """Generate a meta-review (and accept/reject recommendation) per paper from its reviews."""
+    from prism_review.data.layout import EvalLayout, demo_root, find_data_root
+    from prism_review.reviewers.generate import generate_meta_reviews
+
+    the_judge = _judge(judge, what="meta-review generation", base_url=base_url, config=config,
+                       cache_dir=cache_dir, no_cache=no_cache, concurrency=concurrency,
+                       max_errors=max_errors, audit=audit)  # fmt: skip
+    layout = EvalLayout(find_data_root(data) if data else demo_root())
+    for vid in _venues(layout, venue):
+        rep = _run(generate_meta_reviews(layout, vid, source, out, the_judge, limit=limit,
+                                         concurrency=concurrency))  # fmt: skip
+        _report_generation(rep)
+
+
+def _write_outputs(out: Path | None, result: dict[str, Any], rows: list[dict[str, Any]]) -> None:
+    typer.echo(json.dumps(result, indent=2, default=str))
+    if out is None:
+        return
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "results.json").write_text(json.dumps(result, indent=2, default=str) + "\n", encoding="utf-8")
+    with (out / "predictions.jsonl").open("w", encoding="utf-8") as fh:
+        for r in rows:
+            fh.write(json.dumps(r, ensure_ascii=False, default=str) + "\n")
+    console.print(f"wrote {out}/results.json and {out}/predictions.jsonl")
+
+
+def _papers(data: Path | None, proreviewer: Path | None, venue: list[str] | None, limit: int | None,
+            train_fraction: float, seed: int) -> list[Any]:  # fmt: skip
+    from prism_review.data.layout import demo_root
+    from prism_review.tasks.sources import load_papers
+
+    if data is None and proreviewer is None:
+        data = demo_root()
+    if data is not None and proreviewer is not None:
+        raise _fail("give --data or --proreviewer, not both")
+    return load_papers(data=data, proreviewer=proreviewer, venues=venue, limit=limit,
+                       train_fraction=train_fraction, seed=seed)  # fmt: skip
+
+
+TrainOpt = Annotated[float, typer.Option("--train-fraction", help="PRISM layout: share of papers in the train split")]
+SeedOpt = Annotated[int, typer.Option("--seed", help="PRISM layout: seed of the hash split")]
+
+
+@task_app.command("acceptance")
+def task_acceptance(
+    predictor: Annotated[str, typer.Option("--predictor", help="rating | majority | llm")] = "rating",
+    data: DataOpt = None, proreviewer: ProOpt = None, venue: VenueOpt = None, limit: LimitOpt = None,
+    allow_biased: Annotated[bool, typer.Option("--allow-biased", help="Include ICML 2025 / NeurIPS 2025 (accept-biased)")] = False,
+    with_reviews: Annotated[bool, typer.Option("--with-reviews", help="llm: show the reviews too")] = False,
+    objective: Annotated[str, typer.Option("--objective", help="rating: threshold objective (balanced_accuracy | accuracy)")] = "balanced_accuracy",
+    train_fraction: TrainOpt = 0.5, seed: SeedOpt = 0, judge: JudgeOpt = "offline", out: OutOpt = None,
+    max_paper_chars: CharsOpt = 48_000, concurrency: ConcOpt = 4, base_url: BaseUrlOpt = None,
+    config: ConfigOpt = None, cache_dir: CacheOpt = None, no_cache: NoCacheOpt = False,
+    max_errors: MaxErrOpt = None, audit: AuditOpt = None,
+) -> None:  # fmt: skip
+    """Predict accept/reject; report accuracy, balanced accuracy, macro-F1, ROC-AUC, accept rate."""
+    from prism_review.tasks.acceptance import AcceptBiasedVenue, predictions_as_rows, run_acceptance
+
+    if predictor not in {"rating", "majority", "llm"}:
+        raise _fail(f"unknown predictor {predictor!r} (rating, majority, llm)")
+    if objective not in {"balanced_accuracy", "accuracy"}:
+        raise _fail(f"unknown objective {objective!r}")
+    the_judge = None
+    if predictor == "llm":
+        the_judge = _judge(judge, what="the llm acceptance predictor", base_url=base_url, config=config,
+                           cache_dir=cache_dir, no_cache=no_cache, concurrency=concurrency,
+                           max_errors=max_errors, audit=audit)  # fmt: skip
+    papers = _papers(data, proreviewer, venue, limit, train_fraction, seed)
+    try:
+        result, preds = _run(run_acceptance(
+            papers, predictor=predictor, judge=the_judge, requested_venues=venue,  # type: ignore[arg-type]
+            allow_biased=allow_biased, with_reviews=with_reviews, objective=objective,  # type: ignore[arg-type]
+            max_paper_chars=max_paper_chars or None, concurrency=concurrency))
+    except (AcceptBiasedVenue, ValueError) as exc:
+        raise _fail(str(exc)) from exc
+    for w in result["warnings"]:
+        console.print(f"[bold red]{w}[/]")
+    _write_outputs(out, result, predictions_as_rows(preds))
+
+
+@task_app.command("scores")
+def task_scores(
+    level: Annotated[str, typer.Option("--level", help="paper (mean rating) | review")] = "paper",
+    predictor: Annotated[str, typer.Option("--predictor", help="train-mean | llm | system")] = "train-mean",
+    system: Annotated[str | None, typer.Option("--system", help="system predictor: the system whose ratings to use")] = None,
+    data: DataOpt = None, proreviewer: ProOpt = None, venue: VenueOpt = None, limit: LimitOpt = None,
+    train_fraction: TrainOpt = 0.5, seed: SeedOpt = 0, judge: JudgeOpt = "offline", out: OutOpt = None,
+    max_paper_chars: CharsOpt = 48_000, concurrency: ConcOpt = 4, base_url: BaseUrlOpt = None,
+    config: ConfigOpt = None, cache_dir: CacheOpt = None, no_cache: NoCacheOpt = False,
+    max_errors: MaxErrOpt = None, audit: AuditOpt = None,
+) -> None:  # fmt: skip
+    """Predict review ratings; report MAE, RMSE, Pearson, Spearman, Kendall tau, within ±1."""
+    from prism_review.tasks.scores import run_scores, targets_as_rows
+
+    if level not in {"paper", "review"} or predictor not in {"train-mean", "llm", "system"}:
+        raise _fail("--level is paper|review and --predictor train-mean|llm|system")
+    the_judge, ratings = None, None
+    if predictor == "llm":
+        the_judge = _judge(judge, what="the llm score predictor", base_url=base_url, config=config,
+                           cache_dir=cache_dir, no_cache=no_cache, concurrency=concurrency,
+                           max_errors=max_errors, audit=audit)  # fmt: skip
+    papers = _papers(data, proreviewer, venue, limit, train_fraction, seed)
+    if predictor == "system":
+        if not system or proreviewer is not None:
+            raise _fail("the system predictor needs --system NAME and a PRISM --data folder")
+        ratings = _system_ratings(data, system, papers)
+    try:
+        result, ts = _run(run_scores(papers, level=level, predictor=predictor, judge=the_judge,  # type: ignore[arg-type]
+                                     system_ratings=ratings, max_paper_chars=max_paper_chars or None,
+                                     concurrency=concurrency))  # fmt: skip
+    except ValueError as exc:
+        raise _fail(str(exc)) from exc
+    if system:
+        result["system"] = system
+    _write_outputs(out, result, targets_as_rows(ts))
+
+
+def _system_ratings(data: Path | None, system: str, papers: list[Any]) -> dict[tuple[str, str], float | None]:
+    from prism_review.data.layout import EvalLayout, demo_root, find_data_root
+    from prism_review.tasks.scores import system_rating
+
+    layout = EvalLayout(find_data_root(data) if data else demo_root())
+    out: dict[tuple[str, str], float | None] = {}
+    for p in papers:
+        vals = [v for r in layout.load_reviews(p.venue, p.paper.paper_id, system)
+                if (v := system_rating(r.raw_scores)) is not None]  # fmt: skip
+        out[(p.venue, p.paper.paper_id)] = sum(vals) / len(vals) if vals else None
+    return out
+
+
+@perturbation_app.command("score")
+def perturbation_score(
+    rows: Annotated[Path, typer.Option("--rows", help="Perturbation rows (.jsonl or .parquet)")],
+    comments: Annotated[Path, typer.Option("--comments", help="JSONL {id | arxiv_id+error_type, comments}")],
+    method: Annotated[str, typer.Option("--method", help="Explanation match: fuzzy (offline) | llm")] = "fuzzy",
+    threshold: Annotated[float | None, typer.Option("--threshold", help="llm: pass mark 1-5 (default 4); fuzzy: token-set ratio (default 70)")] = None,
+    missing: Annotated[str, typer.Option("--missing", help="Rows without comments: skip | zero")] = "skip",
+    judge: JudgeOpt = "offline", out: OutOpt = None, concurrency: ConcOpt = 8, base_url: BaseUrlOpt = None,
+    config: ConfigOpt = None, cache_dir: CacheOpt = None, no_cache: NoCacheOpt = False,
+    max_errors: MaxErrOpt = None, audit: AuditOpt = None,
+) -> None:  # fmt: skip
+    """Recall of injected errors per row and per error category."""
+    from prism_review.data.errors import DataError
+    from prism_review.data.perturbation import load_perturbations
+    from prism_review.metrics.perturbation import FUZZY_RATIO, JUDGE_THRESHOLD
+    from prism_review.tasks.perturbation import load_comments, score_perturbations
+
+    if method not in {"fuzzy", "llm"} or missing not in {"skip", "zero"}:
+        raise _fail("--method is fuzzy|llm and --missing skip|zero")
+    the_judge = None
+    if method == "llm":
+        the_judge = _judge(judge, what="the llm explanation match", base_url=base_url, config=config,
+                           cache_dir=cache_dir, no_cache=no_cache, concurrency=concurrency,
+                           max_errors=max_errors, audit=audit)  # fmt: skip
+    try:
+        data = load_perturbations(rows)
+        by_id, merged = load_comments(comments)
+    except DataError as exc:
+        raise _fail(str(exc)) from exc
+    unknown = sorted(set(by_id) - {r.id for r in data})
+    result, per_row = _run(score_perturbations(
+        data, by_id, method=method, judge=the_judge, missing=missing,  # type: ignore[arg-type]
+        judge_threshold=threshold if threshold is not None and method == "llm" else JUDGE_THRESHOLD,
+        fuzzy_threshold=threshold if threshold is not None and method == "fuzzy" else FUZZY_RATIO,
+        concurrency=concurrency))
+    result.update(comments_file=str(comments), n_entries_merged=merged, unknown_comment_ids=unknown[:20])
+    console.print(f"explanation match: [bold]{result['method']}[/], threshold {result['threshold']:g}")
+    if result["n_rows_missing_comments"]:
+        console.print(f"[yellow]{result['n_rows_missing_comments']} row(s) have no comments entry "
+                      f"({'left out' if missing == 'skip' else 'scored as 0'})[/]")  # fmt: skip
+    _write_outputs(out, result, per_row)
+
+
+def register(app: typer.Typer) -> None:
+    """Mount ``review``, ``task`` and ``perturbation`` on the ``prism`` app."""
+    app.add_typer(review_app, name="review")
+    app.add_typer(task_app, name="task")
+    app.add_typer(perturbation_app, name="perturbation")
