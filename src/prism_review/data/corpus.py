@@ -127,6 +127,16 @@ class CorpusReader:
         self.columns = wanted
 
     @property
+    def file_columns(self) -> list[str]:
+        """Every column the file holds (not just the projected ones)."""
+        return list(self._file.schema_arrow.names)
+
+    @property
+    def num_row_groups(self) -> int:
+        """Row groups in the file."""
+        return int(self._file.num_row_groups)
+
+    @property
     def num_rows(self) -> int:
         """Rows in the file (before filtering), from the footer."""
         return int(self._file.metadata.num_rows)

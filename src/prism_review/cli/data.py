@@ -1,0 +1,184 @@
+"""``prism data …``: download, sample, validate and inspect datasets.
+
+A thin layer over :mod:`prism_review.data`; every command imports its library lazily so
+``prism --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+
+console = Console(stderr=True)
+
+data_app = typer.Typer(
+    help="Download, sample, validate and inspect datasets.", no_args_is_help=True
+)
+
+
+@data_app.command("download")
+def download(
+    name: Annotated[
+        str, typer.Argument(help="prism-corpus | prism-demo | proreviewer | perturbation")
+    ],
+    dest: Annotated[Path, typer.Option("--dest", help="Folder to download into")] = Path("data"),
+    endpoint: Annotated[
+        str | None,
+        typer.Option(
+            "--endpoint",
+            help="Hub base URL (default: $PRISM_HF_ENDPOINT, $HF_ENDPOINT or huggingface.co)",
+        ),
+    ] = None,
+    token: Annotated[
+        str | None, typer.Option("--token", help="Hub token (default: $HF_TOKEN)")
+    ] = None,
+    revision: Annotated[str, typer.Option("--revision", help="Dataset revision")] = "main",
+    no_extract: Annotated[bool, typer.Option("--no-extract", help="Keep zips as they are")] = False,
+    keep_zip: Annotated[
+        bool, typer.Option("--keep-zip", help="Keep the zip after extracting it")
+    ] = False,
+) -> None:
+    """Download a hub dataset (resumable; zips are extracted safely)."""
+    from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TransferSpeedColumn
+
+    from prism_review.data.download import DownloadError, download_dataset
+    from prism_review.data.errors import DataError
+
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        DownloadColumn(),
+        TransferSpeedColumn(),
+        console=console,
+    ) as bar:
+
+        def progress(filename: str) -> Any:
+            task = bar.add_task(filename, total=None)
+            return lambda done, total: bar.update(task, completed=done, total=total)
+
+        try:
+            paths = download_dataset(
+                name, dest, endpoint=endpoint, token=token, revision=revision,
+                extract=not no_extract, keep_zip=keep_zip, progress=progress,
+            )  # fmt: skip
+        except KeyError as exc:
+            console.print(f"[red]error:[/] {exc.args[0]}")
+            raise typer.Exit(2) from None
+        except (DownloadError, DataError) as exc:
+            console.print(f"[red]error:[/] {exc}")
+            raise typer.Exit(1) from None
+    console.print(f"{len(paths)} file(s) in {dest}")
+
+
+def _parse_sizes(items: list[str] | None) -> dict[str, int]:
+    sizes: dict[str, int] = {}
+    for item in items or []:
+        venue, _, n = item.partition("=")
+        if not n.isdigit():
+            raise typer.BadParameter(f"expected VENUE=N, got {item!r}", param_hint="--venue-size")
+        sizes[venue] = int(n)
+    return sizes
+
+
+@data_app.command("sample")
+def sample(
+    source: Annotated[
+        Path, typer.Argument(help="papers.parquet, a venue folder/zip, or a folder of them")
+    ],
+    out_dir: Annotated[
+        Path, typer.Option("--out", help="Where to write the manifest and id lists")
+    ],
+    seed: Annotated[int, typer.Option("--seed", help="Sampling seed")] = 0,
+    size: Annotated[int, typer.Option("--size", help="Papers per venue")] = 200,
+    venue_size: Annotated[
+        list[str] | None, typer.Option("--venue-size", help="VENUE=N override (repeatable)")
+    ] = None,
+    venue: Annotated[
+        list[str] | None, typer.Option("--venue", help="Only these venues (repeatable)")
+    ] = None,
+    classes: Annotated[
+        str,
+        typer.Option(
+            "--classes",
+            help="Decision classes to draw from (oral, spotlight, poster, conditional, reject, pending, unknown)",
+        ),
+    ] = "oral,spotlight,poster,conditional,reject",
+    allocation: Annotated[
+        str, typer.Option("--allocation", help="proportional | equal")
+    ] = "proportional",
+) -> None:
+    """Draw a seeded sample stratified by venue × decision class and write its manifest."""
+    from prism_review.data.errors import DataError
+    from prism_review.data.sampling import draw_sample, metadata_from, write_manifest
+    from prism_review.data.skips import SkipLog
+
+    skips = SkipLog()
+    try:
+        manifest = draw_sample(
+            metadata_from(source, skips), seed=seed, sizes=_parse_sizes(venue_size), default_size=size,
+            classes=[c.strip() for c in classes.split(",") if c.strip()], allocation=allocation,
+            venues=venue, source=source.name,
+        )  # fmt: skip
+    except (DataError, ValueError, KeyError) as exc:
+        console.print(f"[red]error:[/] {exc}")
+        raise typer.Exit(1) from None
+    for path in write_manifest(manifest, out_dir):
+        typer.echo(str(path))
+    for v, vs in manifest.venues.items():
+        note = f" (short by {vs.shortfall})" if vs.shortfall else ""
+        alloc = ", ".join(f"{c} {n}" for c, n in vs.allocated.items() if n)
+        console.print(f"{v}: {len(vs.paper_ids)} papers{note}: {alloc}")
+    if skips:
+        console.print(f"[yellow]skipped[/] {skips.summary()}")
+        for s in skips.skips:
+            console.print(f"  {s}")
+
+
+@data_app.command("validate")
+def validate(
+    root: Annotated[Path, typer.Argument(help="DATA_ROOT of a PRISM evaluation layout")],
+    venue: Annotated[
+        list[str] | None, typer.Option("--venue", help="Only (and require) these venues")
+    ] = None,
+    partial: Annotated[
+        bool, typer.Option("--partial", help="Accept systems covering only some papers")
+    ] = False,
+) -> None:
+    """Check a PRISM evaluation layout; print every problem and exit 1 if there is any."""
+    from prism_review.data.layout import validate_layout
+
+    if partial:
+        problems = validate_layout(root, venues=venue, require_all_systems=False)
+    else:
+        problems = validate_layout(root, venues=venue)
+    for p in problems:
+        where = p.path + (f" [{p.field}]" if p.field else "")
+        typer.echo(f"{where}: {p.message}")
+    if problems:
+        console.print(f"[red]{len(problems)} problem(s)[/] in {root}")
+        raise typer.Exit(1)
+    console.print(f"[green]ok[/]: {root} is a valid PRISM layout")
+
+
+@data_app.command("info")
+def info(path: Annotated[Path, typer.Argument(help="A dataset file or folder")]) -> None:
+    """Say what a dataset file or folder is and count what it holds."""
+    import json
+
+    from prism_review.data.errors import DataError
+    from prism_review.data.info import describe
+
+    try:
+        facts = describe(path)
+    except DataError as exc:
+        console.print(f"[red]error:[/] {exc}")
+        raise typer.Exit(1) from None
+    typer.echo(json.dumps(facts, indent=2, ensure_ascii=False))
+
+
+def register(app: typer.Typer) -> None:
+    """Mount ``prism data``."""
+    app.add_typer(data_app, name="data")
