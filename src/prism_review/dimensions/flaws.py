@@ -1,0 +1,300 @@
+"""The Flaw Identification & Prioritization dimension (spec §6): ``prism evaluate -d flaws``.
+
+Work units, one pipeline for every venue (risk F6: venues differ only in the human formatters
+of :func:`prism_review.systems.text.review_text`):
+
+* one unit per (paper, LLM system) pairing: the paper's human reviews (``Human_<k>``, k = the
+  review's 1-based position, empty reviews dropped without renumbering) pooled with that
+  system's review (``LLM_Reviewer``);
+* one human-only unit per paper (risk F1): the humans alone, a bank not shaped by any LLM.
+
+Each unit runs ``flaws.consolidate`` → ``flaws.validate`` (the first ``flaws.paper_chars``
+characters of the paper, default 45,000) → ``flaws.map`` per reviewer (skipped when the bank is
+empty), then the pure metrics of :mod:`prism_review.metrics.cfi` / ``.cps``. One row per pooled
+reviewer: ``system`` is ``human`` for humans (``pairing`` = the LLM system) and the system id for
+the LLM. Human's headline is the mean over pairings, per paper then over papers; the human-only
+rows are summarised apart as ``human-only-bank``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, ClassVar
+
+from prism_review.dimensions.base import (
+    Dimension,
+    MetricSpec,
+    ResultRow,
+    RunContext,
+    WorkUnit,
+    register,
+)
+from prism_review.judge.flaws.models import (
+    DEFAULT_PAPER_CHARS,
+    ConsolidateInput,
+    Issue,
+    MapInput,
+    MicroFlaw,
+    ReviewerText,
+    ValidateInput,
+)
+from prism_review.judge.flaws.steps import ConsolidateStep, MapStep, ValidateStep
+from prism_review.metrics.cfi import LLM_ID, cfi_report, detected_flaws, human_id
+from prism_review.metrics.cps import add_cps_norm, build_issue_bank, score_review
+from prism_review.records import Paper, Review
+
+HUMAN = "human"
+HUMAN_ONLY_GROUP = "human-only-bank"
+
+
+def review_text(review: Review, compat: bool) -> str:
+    """The flaw-dimension text of a review (falls back to the whole review)."""
+    try:
+        from prism_review.systems.text import review_text as policy
+    except ImportError:  # pragma: no cover - the text policies module is missing
+        return review.text
+    return policy(review, "flaws", compat=compat)
+
+
+@register
+class FlawsDimension(Dimension):
+    """Consensus flaws, severity recalls, hallucination rate and critique prioritisation."""
+
+    name: ClassVar[str] = "flaws"
+    label: ClassVar[str] = "Flaw Identification & Prioritization"
+    metrics: ClassVar[list[MetricSpec]] = [
+        MetricSpec(key="critical_recall", label="Critical recall", headline=True),
+        MetricSpec(key="minor_recall", label="Minor recall", headline=True),
+        MetricSpec(key="ncps", label="nCPS", headline=True),
+        MetricSpec(key="hallucination_rate", label="Hallucination rate", higher_is_better=False),
+        MetricSpec(key="critical_recall_cw", label="Critical recall (CW)"),
+        MetricSpec(key="minor_recall_cw", label="Minor recall (CW)"),
+        MetricSpec(key="cps_norm", label="CPS_norm"),
+    ]
+    human_aggregation: ClassVar[str] = "mean_over_pairings"
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "human_aggregation": self.human_aggregation,
+            "human_aggregation_note": (
+                "Human rows of every (paper, LLM) pairing: per paper the mean over all pairings' "
+                "human rows, then over papers. Human-only bank rows are summarised apart as "
+                f"'{HUMAN_ONLY_GROUP}' (risk F1)."
+            ),
+            "paper_chars_default": DEFAULT_PAPER_CHARS,
+            "reviewer_keys": "exact after normalisation (risk F3); compat: substring",
+        }
+
+    def summary_system(self, row: ResultRow) -> str | None:
+        """Human-only bank rows form their own summary group."""
+        if row.system == HUMAN and row.pairing is None:
+            return HUMAN_ONLY_GROUP
+        return row.system
+
+    def work_units(
+        self, paper: Paper, reviews: dict[str, list[Review]], systems: list[str]
+    ) -> Iterable[WorkUnit]:
+        humans = list(reviews.get(HUMAN, []))
+        if not any(r.text.strip() for r in humans):
+            return  # no usable human review: the paper is skipped, as for every venue
+        base = f"{paper.venue}/{paper.paper_id}/flaws"
+        for system in systems:
+            if system == HUMAN or not reviews.get(system):
+                continue
+            yield WorkUnit(
+                key=f"{base}/{system}",
+                venue=paper.venue,
+                paper_id=paper.paper_id,
+                system=system,
+                paper=paper,
+                reviews=[*humans, reviews[system][0]],
+                extra={"pairing": system},
+            )
+        if HUMAN in systems:
+            yield WorkUnit(
+                key=f"{base}/human-only",
+                venue=paper.venue,
+                paper_id=paper.paper_id,
+                system=HUMAN,
+                paper=paper,
+                reviews=list(humans),
+                extra={"pairing": None},
+            )
+
+    async def evaluate(self, unit: WorkUnit, ctx: RunContext) -> list[ResultRow]:
+        compat = ctx.compat
+        members = pool(unit, compat)
+        pairing = unit.extra.get("pairing")
+        ids = [pid for pid, _, _ in members]
+        human_ids = [i for i in ids if i != LLM_ID]
+        if not human_ids:
+            return []
+        cons_in = ConsolidateInput(
+            paper_id=unit.paper_id,
+            reviews=[ReviewerText(reviewer_id=pid, text=t) for pid, _, t in members],
+        )
+        cons = await ctx.run(ConsolidateStep(), cons_in)
+        if not cons.ok:
+            return self._rows(unit, members, pairing, status="unscored", error=cons.error)
+        assert cons.output is not None
+        flaws, unknown = _known_keys(cons.output.micro_flaws, set(ids))
+        val_in = ValidateInput(
+            paper_text=unit.paper.full_text,
+            micro_flaws=flaws,
+            max_paper_chars=int(ctx.setting("flaws.paper_chars", DEFAULT_PAPER_CHARS)),
+        )
+        if not flaws:
+            evals: dict[str, dict[str, Any]] = {}
+        else:
+            val = await ctx.run(ValidateStep(), val_in)
+            if not val.ok:
+                return self._rows(unit, members, pairing, status="unscored", error=val.error)
+            assert val.output is not None
+            evals = {k: v.model_dump() for k, v in val.output.evaluations.items()}
+        flaw_dicts = [f.model_dump() for f in flaws]
+        report = cfi_report(
+            flaw_dicts,
+            evals,
+            len(ids),
+            human_ids,
+            compat=compat,
+            include_llm=LLM_ID in ids,
+        )
+        cfi_rows = {r["Reviewer_ID"]: r for r in report["Reviewer_Rankings"]}
+        bank = build_issue_bank(flaw_dicts, evals)
+        cps_rows, mentions, map_errors = await self._cps(ctx, members, bank, flaws)
+        shared = {
+            "micro_flaws": flaw_dicts,
+            "evaluations": evals,
+            "issue_bank": bank,
+            "ground_truth": report["Ground_Truth_Summary"],
+            "unknown_reviewer_keys": unknown,
+            "pool": ids,
+        }
+        rows = []
+        for pid, review, _ in members:
+            c, p = cfi_rows[pid], cps_rows.get(pid)
+            det = sorted(detected_flaws(flaw_dicts, pid, compat=compat))
+            metrics: dict[str, float | int | None] = {
+                "critical_recall": c["Critical_Recall"],
+                "minor_recall": c["Minor_Recall"],
+                "critical_recall_cw": c["Critical_Recall_ConsensusWeighted"],
+                "minor_recall_cw": c["Minor_Recall_ConsensusWeighted"],
+                "hallucination_rate": c["Hallucination_Rate"],
+                "n_detected_critical": c["Detected_Critical_Flaws"],
+                "n_detected_minor": c["Detected_Minor_Flaws"],
+                "n_valid_found": c["Total_Valid_Flaws_Found"],
+                "n_detected": len(det),
+                "gt_valid": report["Ground_Truth_Summary"]["Total_Valid_Flaws"],
+                "gt_critical": report["Ground_Truth_Summary"]["Total_Critical_Flaws"],
+                "gt_minor": report["Ground_Truth_Summary"]["Total_Minor_Flaws"],
+                "ncps": p["nCPS"] if p else None,
+                "raw_cps": p["Raw_CPS"] if p else None,
+                "icps": p["ICPS"] if p else None,
+                "cps_norm": p["CPS_norm"] if p else None,
+                "n_mentions": p["Total_Arguments"] if p else None,
+            }
+            rows.append(
+                ResultRow(
+                    dimension=self.name,
+                    venue=unit.venue,
+                    paper_id=unit.paper_id,
+                    system=HUMAN if pid != LLM_ID else review.system,
+                    reviewer_id=review.reviewer_id,
+                    pairing=pairing,
+                    unit_size=len(members),
+                    metrics=metrics,
+                    extracted={
+                        "pool_id": pid,
+                        "detected": det,
+                        "mentions": mentions.get(pid),
+                        "section_breakdown": p["Section_Breakdown"] if p else None,
+                        "mapping_error": map_errors.get(pid),
+                        **shared,
+                    },
+                )
+            )
+        return rows
+
+    async def _cps(
+        self,
+        ctx: RunContext,
+        members: list[tuple[str, Review, str]],
+        bank: list[dict[str, str]],
+        flaws: list[MicroFlaw],
+    ) -> tuple[dict[str, dict[str, Any]], dict[str, Any], dict[str, str]]:
+        """CPS rows (with CPS_norm over the reviewers mapped successfully), mentions, errors."""
+        issues = [Issue(**b) for b in bank]  # type: ignore[arg-type]
+        rows, mentions, errors = [], {}, {}
+        for pid, _, text in members:
+            mapping: dict[str, Any] = {"mentions": []}
+            if bank:
+                hints = {f.flaw_id: f.raw_arguments[pid] for f in flaws if f.raw_arguments.get(pid)}
+                res = await ctx.run(
+                    MapStep(),
+                    MapInput(reviewer_id=pid, review_text=text, issues=issues, hints=hints),
+                )
+                if not res.ok or res.output is None:
+                    errors[pid] = res.error or "unscored"
+                    continue
+                mapping = {"mentions": [m.model_dump() for m in res.output.mentions]}
+            scored = score_review(pid, text, bank, mapping)
+            mentions[pid] = scored["arguments"]
+            rows.append(scored["metrics"])
+        return {r["Reviewer_ID"]: r for r in add_cps_norm(rows)}, mentions, errors
+
+    def _rows(
+        self,
+        unit: WorkUnit,
+        members: list[tuple[str, Review, str]],
+        pairing: str | None,
+        *,
+        status: str,
+        error: str | None,
+    ) -> list[ResultRow]:
+        return [
+            ResultRow(
+                dimension=self.name,
+                venue=unit.venue,
+                paper_id=unit.paper_id,
+                system=HUMAN if pid != LLM_ID else review.system,
+                reviewer_id=review.reviewer_id,
+                pairing=pairing,
+                unit_size=len(members),
+                status="unscored" if status == "unscored" else "error",
+                error=error,
+                extracted={"pool_id": pid},
+            )
+            for pid, review, _ in members
+        ]
+
+
+def _known_keys(flaws: list[MicroFlaw], known: set[str]) -> tuple[list[MicroFlaw], list[str]]:
+    """Drop raw_arguments keys that are not pool ids (they credit nobody); list them."""
+    unknown: set[str] = set()
+    out = []
+    for f in flaws:
+        args = {}
+        for k, q in f.raw_arguments.items():
+            if k in known:
+                args[k] = q
+            else:
+                unknown.add(k)
+        out.append(f.model_copy(update={"raw_arguments": args}))
+    return out, sorted(unknown)
+
+
+def pool(unit: WorkUnit, compat: bool) -> list[tuple[str, Review, str]]:
+    """(pool id, review, text) for the unit's reviewers; humans keep their 1-based position."""
+    out: list[tuple[str, Review, str]] = []
+    k = 0
+    for r in unit.reviews:
+        if r.system == HUMAN:
+            k += 1
+            pid = human_id(k)
+        else:
+            pid = LLM_ID
+        text = review_text(r, compat)
+        if text.strip():
+            out.append((pid, r, text))
+    return out
