@@ -99,6 +99,11 @@ def _section(text: str, start: re.Pattern[str], end: re.Pattern[str]) -> str | N
     return body.strip()
 
 
+def find_abstract(text: str) -> str:
+    """The abstract section of a paper text ('' when there is no "Abstract" line)."""
+    return _section(text, _ABSTRACT_START, _ABSTRACT_END) or ""
+
+
 def extract_abstract_intro(
     paper_text: str, *, max_chars: int = CONTEXT_MAX_CHARS, strict: bool = False
 ) -> str:

@@ -1,0 +1,213 @@
+"""``novelty.verdict`` and ``novelty.verdict_batch``: a novelty claim against prior work.
+
+The reference design makes one call per (claim × candidate). ``novelty.verdict_batch`` sends
+one claim with several candidates and asks for one verdict per candidate, each judged on its
+own with the same rules, labels and axes; its output is split back into per-pair verdicts, so
+metrics see exactly the per-pair records of the single-pair step. Replies are normalised by
+:func:`~prism_review.judge.novelty.normalise.normalize_verdict` (N5); a missing pair is
+re-asked once (``check``) and otherwise left unscored (N4).
+
+Offline verdict rule (:func:`offline_verdict`), per pair, with ``overlap`` = TF-IDF cosine of
+the candidate with the paper's contributions (or the claim when there are none) and ``named`` =
+the claim names this candidate's title:
+
+================  ======================  =====================  =====================
+claim stance      overlap ≥ 0.30 / named  0.15 ≤ overlap < 0.30  overlap < 0.15
+================  ======================  =====================  =====================
+not_novel         SUPPORTED (+2)          OVERSTATED (+1)        AMBIGUOUS (0) if ≥ 0.06,
+                                                                 else UNSUPPORTED (−2)
+somewhat_novel    SUPPORTED (+2)          SUPPORTED (+2)         UNDERSTATED (−1)
+novel             UNSUPPORTED (−2)        OVERSTATED (+1)        SUPPORTED (+2)
+unclear           AMBIGUOUS (0)           AMBIGUOUS (0)          AMBIGUOUS (0)
+================  ======================  =====================  =====================
+
+A claim that says the work is not novel is borne out by a close prior work and refuted when
+nothing close turns up; a claim of novelty is the reverse; graded claims sit in between.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from prism_review.judge.base import ChatMessage, JudgeStep
+from prism_review.judge.novelty import prompts
+from prism_review.judge.novelty.normalise import (
+    CALIBRATIONS,
+    STANCE_SCORES,
+    heuristic_classification,
+    normalize_verdict,
+)
+from prism_review.judge.novelty.similarity import tfidf_cosine
+from prism_review.metrics.novelty import LABEL_SCORES
+
+HIGH, MID, LOW = 0.30, 0.15, 0.06
+
+
+def _enum(values: Any) -> dict[str, Any]:
+    return {"enum": list(values)}
+
+
+class VerdictOut(BaseModel):
+    review_sentence_id: Any = ""
+    related_paper_id: Any = ""
+    classification: Any = Field(default=None, description='{"claim": 0|1, "proof": 0|1}')
+    stance_alignment: Any = Field(default=None, json_schema_extra=_enum(STANCE_SCORES))
+    calibration: Any = Field(default=None, json_schema_extra=_enum(CALIBRATIONS))
+    score: Any = Field(default=None, description="2, 1, 0, -1 or -2")
+    label: Any = Field(default=None, json_schema_extra=_enum(LABEL_SCORES))
+    explanation: Any = ""
+
+
+class CandidateText(BaseModel):
+    cand_id: str
+    text: str
+    relevance: float | None = None
+
+
+class VerdictInput(BaseModel):
+    claim_id: str
+    claim: str
+    claim_stance: str = "unclear"
+    prior_work_strings: list[str] = Field(default_factory=list)
+    paper_context: str
+    contributions: list[str] = Field(default_factory=list)
+    candidate: CandidateText
+    compat: bool = False
+
+
+class VerdictBatchInput(BaseModel):
+    claim_id: str
+    claim: str
+    claim_stance: str = "unclear"
+    prior_work_strings: list[str] = Field(default_factory=list)
+    paper_context: str
+    contributions: list[str] = Field(default_factory=list)
+    candidates: list[CandidateText]
+    compat: bool = False
+
+
+class VerdictBatchOutput(BaseModel):
+    verdicts: list[VerdictOut] = Field(default_factory=list)
+
+
+def _named(strings: list[str], text: str) -> bool:
+    title = text.split("\n", 1)[0].lower()
+    return any(len(s) >= 6 and s.lower().strip(" .") in title for s in strings)
+
+
+def offline_verdicts(inp: VerdictBatchInput) -> list[dict[str, Any]]:
+    """The documented offline rule for every candidate of ``inp`` (see the module table)."""
+    texts = [c.text for c in inp.candidates]
+    probes = inp.contributions or [inp.claim]
+    sims = tfidf_cosine([*probes, inp.claim], texts) if texts else None
+    out = []
+    for j, cand in enumerate(inp.candidates):
+        overlap = float(sims[: len(probes), j].max()) if sims is not None else 0.0
+        topical = float(sims[len(probes), j]) if sims is not None else 0.0
+        named = _named(inp.prior_work_strings, cand.text)
+        label = offline_label(inp.claim_stance, overlap, named)
+        claim, proof = heuristic_classification(inp.claim, compat=inp.compat)
+        out.append({
+            "review_sentence_id": inp.claim_id,
+            "related_paper_id": cand.cand_id,
+            "classification": {"claim": claim, "proof": proof},
+            "label": label,
+            "explanation": (f"offline rule: stance {inp.claim_stance}, overlap with the paper's "
+                            f"contributions {overlap:.2f}, similarity to the claim {topical:.2f}"
+                            f"{', named in the claim' if named else ''} -> {label}"),
+        })
+    return out
+
+
+def offline_label(stance: str, overlap: float, named: bool = False) -> str:
+    """The verdict label of the offline rule (module docstring table)."""
+    band = "high" if (named or overlap >= HIGH) else "mid" if overlap >= MID else "low"
+    if stance == "not_novel":
+        if band == "low":
+            return "AMBIGUOUS" if overlap >= LOW else "UNSUPPORTED"
+        return {"high": "SUPPORTED", "mid": "OVERSTATED"}[band]
+    if stance == "somewhat_novel":
+        return "UNDERSTATED" if band == "low" else "SUPPORTED"
+    if stance == "novel":
+        return {"high": "UNSUPPORTED", "mid": "OVERSTATED", "low": "SUPPORTED"}[band]
+    return "AMBIGUOUS"
+
+
+def _finalize_one(raw: dict[str, Any], claim_id: str, cand_id: str, claim: str, compat: bool) -> VerdictOut:
+    norm = normalize_verdict(raw, claim_id, cand_id, claim, compat=compat)
+    assert norm is not None  # a dict always normalises
+    return VerdictOut(**norm)
+
+
+class VerdictStep(JudgeStep[VerdictInput, VerdictOut]):
+    """One claim against one candidate (the reference design: one call per pair)."""
+
+    name = "novelty.verdict"
+    Input = VerdictInput
+    Output = VerdictOut
+
+    def messages(self, inp: VerdictInput) -> list[ChatMessage]:
+        user = prompts.VERDICT_USER.format(claim_id=inp.claim_id, claim=inp.claim, paper=inp.paper_context,
+                                           cand_id=inp.candidate.cand_id, related=inp.candidate.text,
+                                           rules=prompts.VERDICT_RULES)
+        return [ChatMessage(role="system", content=prompts.VERDICT_SYSTEM), ChatMessage(role="user", content=user)]
+
+    def max_tokens(self, inp: VerdictInput) -> int | None:
+        return 800
+
+    def offline(self, inp: VerdictInput) -> VerdictOut:
+        batch = VerdictBatchInput(**inp.model_dump(exclude={"candidate"}), candidates=[inp.candidate])
+        return VerdictOut(**offline_verdicts(batch)[0])
+
+    def finalize(self, inp: VerdictInput, out: VerdictOut) -> VerdictOut:
+        return _finalize_one(out.model_dump(), inp.claim_id, inp.candidate.cand_id, inp.claim, inp.compat)
+
+
+class VerdictBatchStep(JudgeStep[VerdictBatchInput, VerdictBatchOutput]):
+    """One claim against several candidates in one call; one verdict per candidate id."""
+
+    name = "novelty.verdict_batch"
+    Input = VerdictBatchInput
+    Output = VerdictBatchOutput
+
+    def messages(self, inp: VerdictBatchInput) -> list[ChatMessage]:
+        blocks = "\n\n".join(
+            f"Related work {c.cand_id}:\n<<<RELATED START>>>\n{c.text}\n<<<RELATED END>>>" for c in inp.candidates
+        )
+        user = prompts.VERDICT_BATCH_USER.format(claim_id=inp.claim_id, claim=inp.claim, paper=inp.paper_context,
+                                                 related_blocks=blocks, rules=prompts.VERDICT_RULES)
+        return [ChatMessage(role="system", content=prompts.VERDICT_SYSTEM), ChatMessage(role="user", content=user)]
+
+    def max_tokens(self, inp: VerdictBatchInput) -> int | None:
+        return 200 + 350 * len(inp.candidates)
+
+    def offline(self, inp: VerdictBatchInput) -> VerdictBatchOutput:
+        return VerdictBatchOutput(verdicts=[VerdictOut(**v) for v in offline_verdicts(inp)])
+
+    def _by_id(self, inp: VerdictBatchInput, out: VerdictBatchOutput) -> dict[str, VerdictOut]:
+        ids = [c.cand_id for c in inp.candidates]
+        got: dict[str, VerdictOut] = {}
+        for v in out.verdicts:
+            rid = str(v.related_paper_id).strip() if v.related_paper_id is not None else ""
+            if rid in ids and rid not in got:
+                got[rid] = v
+        if not got and len(out.verdicts) == len(ids):  # ids dropped but the order kept
+            got = dict(zip(ids, out.verdicts, strict=True))
+        return got
+
+    def check(self, inp: VerdictBatchInput, out: VerdictBatchOutput) -> str | None:
+        missing = [c.cand_id for c in inp.candidates if c.cand_id not in self._by_id(inp, out)]
+        if missing:
+            return f"no verdict for related work(s) {', '.join(missing)}; give one verdict per related work"
+        return None
+
+    def finalize(self, inp: VerdictBatchInput, out: VerdictBatchOutput) -> VerdictBatchOutput:
+        got = self._by_id(inp, out)
+        verdicts = [
+            _finalize_one(got[c.cand_id].model_dump(), inp.claim_id, c.cand_id, inp.claim, inp.compat)
+            for c in inp.candidates
+            if c.cand_id in got
+        ]
+        return VerdictBatchOutput(verdicts=verdicts)
