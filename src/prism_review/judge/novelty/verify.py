@@ -87,8 +87,10 @@ def assemble(
         failed += c_attempt - c_ok
         scores = [float(e["score"]) for e in evidence]
         final: float | None
+        idx: list[int] = []
+        weights: list[float] = []
         if c_attempt and not c_ok and not compat:
-            final, idx, weights = None, [], []
+            final = None
         else:
             final, idx, weights = aggregate_scores(scores, policy, [e["relevance_score"] for e in evidence])
         ids, details = best_evidence(evidence, idx, weights)
