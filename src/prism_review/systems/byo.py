@@ -4,8 +4,9 @@ A row is ``{"paper_id", "reviewer_id"?, "sections"? | "text"? | "comments"?, "sc
 "rating"?}``; at least one of ``sections``, ``text`` or ``comments`` must hold text. Several may be
 given; they are used in that order. ``comments`` is OpenAIReview's quote-anchored format
 (``title``, ``quote``, ``explanation``, ``comment_type``, optional ``paragraph_index``): each
-comment becomes a section named by its title whose text is the quote (as a ``>`` line) followed
-by the explanation; the original list stays in ``extra["comments"]``.
+comment becomes a section named ``Comment k: <title>`` (a critique: the text policies count it
+as a weakness) whose text is the quote (as a ``>`` line) followed by the explanation; the
+original list stays in ``extra["comments"]``.
 
 A folder is indexed once (byte offsets per paper id, not the rows), so large files stay cheap.
 """
@@ -104,7 +105,8 @@ def row_sections(path: Path, where: str, row: dict[str, Any]) -> list[Section]:
                 p for p in ((f"> {quote.strip()}" if quote.strip() else ""), expl.strip()) if p
             )
             if body:
-                out.append(Section(name=title.strip() or f"Comment {i + 1}", text=body))
+                label = f"Comment {i + 1}" + (f": {title.strip()}" if title.strip() else "")
+                out.append(Section(name=label, text=body))
     return out
 
 

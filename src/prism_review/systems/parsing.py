@@ -69,6 +69,8 @@ def family(name: str) -> str:
         return "other"
     if "ethic" in n or "code of conduct" in n or n in {"review id", "id"}:
         return "meta"
+    if re.match(r"comment \d+\b", n):  # a quote-anchored BYO comment is a critique
+        return "weaknesses"
     if "strength" in n and "weakness" in n:
         return "strengths_weaknesses"
     if "weakness" in n:

@@ -244,7 +244,8 @@ _R2_FLAWS = (
 def _r2_body(review: Review) -> str:
     """Reviewer2 text after ``</think>`` (else the header lines stripped), trailing ``===`` cut."""
     raw = _raw(review)
-    body = strip_think(raw) if re.search(r"</think>", raw, re.I) else split_header(raw)[1]
+    closes = list(re.finditer(r"</think>", raw, re.I))
+    body = raw[closes[-1].end() :] if closes else split_header(raw)[1]
     return strip_rules(body.strip()).strip()
 
 
