@@ -23,9 +23,7 @@ class SystemSpec(BaseModel):
 SYSTEMS: dict[str, SystemSpec] = {
     s.id: s
     for s in [
-        SystemSpec(
-            id="human", folder="human_reviews", label="Human", is_human=True, reviewer_key="Human"
-        ),
+        SystemSpec(id="human", folder="human_reviews", label="Human", is_human=True, reviewer_key="Human"),
         SystemSpec(id="sea", folder="sea", label="SEA"),
         SystemSpec(id="reviewer2", folder="reviewer2", label="Reviewer2"),
         SystemSpec(id="treereview", folder="tree", label="TreeReview"),
