@@ -36,7 +36,7 @@ _ITEM_START = re.compile(r"(?:^[ \t]*|[ \t]{2,})(?:[-*•]|\d{1,2}[.)]|\(\w\)|[a
 _CUE = re.compile(
     r"\b(lack|lacks|missing|no |not |unclear|limited|insufficient|should|could|would|weak|fail"
     r"|only|however|concern|why|how|whether|questionable|unconvincing|overclaim|incorrect|wrong"
-    r"|typo|confusing|difficult|hard to|without|absence|need|needs|please)\b",
+    r"|typos?|confusing|difficult|hard to|without|absence|need|needs|please)\b",
     re.I,
 )
 
@@ -101,6 +101,21 @@ def _items(body: str) -> list[tuple[int, str]]:
     return out
 
 
+_WEAKNESS_SECTION = re.compile(
+    r"weak|limitation|concern|drawback|\bcons\b|critic|problem|issue", re.I
+)
+
+
+def _bar(name: str, has_named_critical: bool, threshold: float) -> float:
+    """The criticism-probability bar of a section: every item of a named weaknesses section
+    counts; question-like and unnamed sections need the model (plus cues) to agree."""
+    if name and _WEAKNESS_SECTION.search(name):
+        return float("-inf")
+    if name:
+        return threshold - 0.35
+    return threshold - 0.2 if not has_named_critical else threshold
+
+
 def criticisms(reviewer_id: str, text: str, threshold: float = 0.5) -> list[Criticism]:
     """The criticism items of one review, in order, each with a verbatim quote."""
     sections = review_sections(text)
@@ -111,23 +126,17 @@ def criticisms(reviewer_id: str, text: str, threshold: float = 0.5) -> list[Crit
             continue
         if not sec.name and has_named_critical:
             continue  # a preamble before named weakness sections is usually the summary
-        in_weak = bool(sec.name) or not has_named_critical
-        bar = threshold - 0.2 if in_weak else threshold
-        if re.search(r"question", sec.name, re.I):
-            bar -= 0.15
+        bar = _bar(sec.name, has_named_critical, threshold)
         for off, item in _items(sec.body):
-            best = None
+            best, best_p = None, float("-inf")
             for sp in sentence_spans(item):
                 s = _MARKER.sub("", sp.text.strip(" -*•\t"))
                 if len(s) < 12 or (s.endswith(":") and len(s) < 60) or _POINTER.search(s):
                     continue
-                p = criticism_probability(s)
-                if _CUE.search(s):
-                    p += 0.15
-                if p >= bar:
-                    best = s
-                    break
-            if best:
+                p = criticism_probability(s) + (0.15 if _CUE.search(s) else 0.0)
+                if p > best_p:
+                    best, best_p = s, p
+            if best is not None and best_p >= bar:
                 out.append(
                     Criticism(
                         reviewer_id,
