@@ -1,0 +1,146 @@
+"""validate_layout: every §1.2 rule, all problems reported at once, never a crash."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from prism_review.data.layout import LayoutProblem, demo_root, validate_layout
+from prism_review.testing import layout_samples as S
+
+ALL = ("ICLR2024", "ICLR2025", "ICLR2026", "ICML2025", "NeurIPS2025")
+
+
+def rel(root: Path, problems: list[LayoutProblem]) -> list[tuple[str, str | None, str]]:
+    return [
+        (
+            str(Path(p.path).relative_to(root)) if p.path.startswith(str(root)) else p.path,
+            p.field,
+            p.message,
+        )
+        for p in problems
+    ]
+
+
+def has(
+    found: list[tuple[str, str | None, str]], path: str, text: str, field: str | None = "*"
+) -> bool:
+    return any(p == path and text in m and (field == "*" or f == field) for p, f, m in found)
+
+
+def test_complete_layout_is_valid(tmp_path: Path) -> None:
+    S.write_layout(tmp_path, {v: ["a", "b"] for v in ALL})
+    assert validate_layout(tmp_path) == []
+    assert validate_layout(tmp_path, venues=["ICLR_2025", "icml2025"]) == []
+
+
+def test_many_problems_reported_together(tmp_path: Path) -> None:
+    S.write_layout(tmp_path, {"ICLR2024": ["a", "b", "c"], "ICLR2025": ["z"]})
+    v = tmp_path / "ICLR2024"
+    shutil.rmtree(v / "tree")  # a missing system folder
+    (v / "cyclereview" / "b.json").unlink()  # a paper not covered
+    (v / "sea" / "a.txt").write_text(" \n", encoding="utf-8")  # empty .txt review
+    (v / "reviewer2" / "b.txt").write_bytes(b"PAPER: x\n\xff\xfe")  # non-UTF-8
+    (v / "human_reviews" / "a.json").write_text('{"reviews": [{"Summary": "tru', encoding="utf-8")
+    (v / "human_reviews" / "b.json").write_text(
+        json.dumps({"reviews": {"Summary": "x"}}), encoding="utf-8"
+    )
+    (v / "human_reviews" / "c.json").write_text(
+        json.dumps({"reviews": [{"Summary": "  "}, 3]}), encoding="utf-8"
+    )
+    (v / "deepreview" / "a.json").write_text(
+        json.dumps({"generated_review": {"reviews": []}}), encoding="utf-8"
+    )
+    (v / "deepreview" / "c.json").write_text(json.dumps([1, 2]), encoding="utf-8")
+    (v / "cyclereview" / "a.json").write_text(
+        json.dumps({"generated_review": {"content": ""}}), encoding="utf-8"
+    )
+    (v / "papers" / "empty.txt").write_text("", encoding="utf-8")
+    (v / "papers" / "binary.txt").write_bytes(b"\x80\x81")
+    (v / "papers" / "notes.pdf").write_bytes(b"%PDF")
+    (v / "paper_ids_200_iclr2024.txt").write_text("a\nb\nc\nghost\n", encoding="utf-8")
+    (v / "paper_ids_50_iclr2024.txt").write_text("b\n", encoding="utf-8")
+    (v / "my_reviewer" / "reviews.jsonl").write_text(
+        '{"paper_id": "a", "text": "ok"}\n{"paper_id": 5.5\n{"paper_id": "b"}\n', encoding="utf-8"
+    )
+    (v / "TreeReview").mkdir()
+    (v / "TreeReview" / "x.jsonl").write_text('{"paper_id": "a", "text": "t"}\n', encoding="utf-8")
+
+    found = rel(tmp_path, validate_layout(tmp_path))
+    expected = [
+        ("ICLR2024/tree", "review folder for system 'treereview' is missing", None),
+        ("ICLR2024/cyclereview", "no review file for paper 'b'", "b"),
+        ("ICLR2024/sea/a.txt", "review file is empty", None),
+        ("ICLR2024/reviewer2/b.txt", "not valid UTF-8", None),
+        ("ICLR2024/human_reviews/a.json", "invalid JSON", None),
+        ("ICLR2024/human_reviews/b.json", "'reviews' is a dict", "reviews"),
+        ("ICLR2024/human_reviews/c.json", "no review holds a non-empty text value", "reviews"),
+        ("ICLR2024/deepreview/a.json", "'generated_review' must be a list", "generated_review"),
+        ("ICLR2024/deepreview/c.json", "expected a JSON object", None),
+        ("ICLR2024/cyclereview/a.json", "neither a non-empty 'content'", "generated_review"),
+        ("ICLR2024/papers/empty.txt", "paper text is empty", None),
+        ("ICLR2024/papers/binary.txt", "not valid UTF-8", None),
+        ("ICLR2024/papers/notes.pdf", "unexpected entry", None),
+        (
+            "ICLR2024/paper_ids_200_iclr2024.txt",
+            "'ghost' is listed but papers/ has no text",
+            "ghost",
+        ),
+        ("ICLR2024/paper_ids_50_iclr2024.txt", "not the first ids", None),
+        ("ICLR2024/my_reviewer/reviews.jsonl", "invalid JSON", "line 2"),
+        ("ICLR2024/my_reviewer/reviews.jsonl", "no review text", "line 3"),
+        ("ICLR2024/TreeReview", "may not reuse a built-in system name", None),
+    ]
+    missing = [e for e in expected if not has(found, e[0], e[1], e[2])]
+    assert missing == [], found
+    # the valid venue next to it is not blamed
+    assert not any(p.startswith("ICLR2025") for p, _, _ in found)
+    # with a manifest, coverage is checked for the manifest ids only (ghost is not a paper)
+    assert not has(found, "ICLR2024/sea", "'ghost'")
+
+
+def test_requested_and_unknown_venues(tmp_path: Path) -> None:
+    S.write_layout(tmp_path, {"ICLR2024": ["a"]})
+    found = rel(tmp_path, validate_layout(tmp_path, venues=["ICLR2024", "NeurIPS2025", "CVPR2030"]))
+    assert has(found, "NeurIPS2025", "venue folder is missing")
+    assert any("unknown venue 'CVPR2030'" in m for _, _, m in found)
+    assert validate_layout(tmp_path / "nope") == [
+        LayoutProblem(str(tmp_path / "nope"), None, "data root is not a directory")
+    ]
+    (tmp_path / "empty").mkdir()
+    assert "no venue folder" in validate_layout(tmp_path / "empty")[0].message
+
+
+def test_missing_and_empty_papers_folder(tmp_path: Path) -> None:
+    (tmp_path / "ICLR2025").mkdir()
+    found = rel(tmp_path, validate_layout(tmp_path))
+    assert has(found, "ICLR2025/papers", "papers folder is missing")
+    (tmp_path / "ICLR2025" / "papers").mkdir()
+    found = rel(tmp_path, validate_layout(tmp_path))
+    assert has(found, "ICLR2025/papers", "papers folder is empty")
+
+
+def test_partial_coverage_mode(tmp_path: Path) -> None:
+    S.write_layout(tmp_path, {"ICLR2024": ["a", "b"]}, byo=None)
+    v = tmp_path / "ICLR2024"
+    for folder in ("sea", "reviewer2", "tree", "deepreview", "cyclereview"):
+        shutil.rmtree(v / folder)
+    assert validate_layout(tmp_path, require_all_systems=False) == []
+    (v / "human_reviews" / "b.json").unlink()
+    found = rel(tmp_path, validate_layout(tmp_path, require_all_systems=False))
+    assert found == [("ICLR2024", "b", "paper 'b' has no readable review from any system")]
+    strict = rel(tmp_path, validate_layout(tmp_path))
+    assert len([p for p in strict if "is missing" in p[2]]) == 5
+
+
+@pytest.mark.parametrize("strict", [False, True])
+def test_bundled_demo(strict: bool) -> None:
+    problems = validate_layout(demo_root(), require_all_systems=strict)
+    if not strict:
+        assert problems == []
+    else:  # five built-in LLM folders absent, and 20 papers without human reviews
+        assert len([p for p in problems if "is missing" in p.message]) == 5
+        assert len([p for p in problems if p.path.endswith("human_reviews")]) == 20
