@@ -13,7 +13,9 @@ abstract?, decision?, keywords?}``) for papers without a human review file (docs
 from __future__ import annotations
 
 import json
+import os
 import re
+from collections.abc import Iterator
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -69,11 +71,15 @@ def find_data_root(path: Path | str) -> Path:
     directory below; the first holding all five venues wins, else the first holding any venue.
     """
     base = Path(path)
-    candidates = [base / "input", base / "Data" / "input", base]
-    if base.is_dir():
-        candidates += sorted(p for p in base.rglob("input") if p.is_dir())
+    fixed = [base / "input", base / "Data" / "input", base]
+
+    def candidates() -> Iterator[Path]:
+        yield from fixed
+        if base.is_dir():  # walked only when the fixed places hold no complete root
+            yield from _input_dirs(base)
+
     partial = None
-    for cand in candidates:
+    for cand in candidates():
         found = venue_dirs(cand)
         if len(found) == len(VENUES):
             return cand
@@ -82,6 +88,22 @@ def find_data_root(path: Path | str) -> Path:
     if partial is not None:
         return partial
     raise DataError(base, f"no venue folder ({', '.join(VENUES)}) found here or below")
+
+
+def _input_dirs(base: Path) -> list[Path]:
+    """Every ``input`` directory below ``base``, not descending into venue folders."""
+    found: list[Path] = []
+    for dirpath, dirnames, _files in os.walk(base):
+        keep = []
+        for name in sorted(dirnames):
+            if name == "input":
+                found.append(Path(dirpath) / name)
+            try:
+                get_venue(name)
+            except KeyError:
+                keep.append(name)
+        dirnames[:] = keep
+    return found
 
 
 def demo_root() -> Path:

@@ -1,1 +1,12 @@
-"""prism_review.systems"""
+"""Reviewer systems: one adapter per system turning its files into :class:`Review` records.
+
+* :mod:`.registry` — system ids and folders (``treereview`` lives in ``tree/``);
+* :mod:`.adapters` — where each built-in system's file for a paper is and how it is read
+  (:mod:`.human`, :mod:`.sea`, :mod:`.reviewer2`, :mod:`.treereview`, :mod:`.deepreview`,
+  :mod:`.cyclereview`); :mod:`.byo` reads bring-your-own JSONL folders (docs/byo-format.md);
+* :mod:`.text` — the per-dimension review-text policies (clean default, ``compat`` original in
+  :mod:`.text_compat`), :func:`~.text.panel_text` for novelty's human panel mode.
+
+Multi-reviewer LLM systems (DeepReview, CycleReview) yield simulated reviewer 1 as the Review
+(``LLM_Reviewer``); the other simulated reviewers stay in ``Review.extra["simulated_reviewers"]``.
+"""

@@ -20,7 +20,7 @@ from typing import Any
 
 from prism_review.data.errors import DataError
 from prism_review.records import Review, Section
-from prism_review.systems.base import read_json
+from prism_review.systems.base import parse_json, read_text
 from prism_review.systems.parsing import SKIP_VALUES, family
 from prism_review.venues import Venue, get_venue, leading_number
 
@@ -128,7 +128,8 @@ def human_review(
 
 def load_human(path: Path, paper_id: str, venue: str) -> tuple[list[Review], list[str]]:
     """All usable reviews in one ``human_reviews/{id}.json`` and a note per skipped entry."""
-    data = read_json(path)
+    raw_text = read_text(path)
+    data = parse_json(path, raw_text)
     if not isinstance(data, dict):
         raise DataError(path, f"expected a JSON object, got {type(data).__name__}")
     reviews = data.get("reviews")
@@ -139,7 +140,6 @@ def load_human(path: Path, paper_id: str, venue: str) -> tuple[list[Review], lis
     v = get_venue(venue)
     out: list[Review] = []
     skipped: list[str] = []
-    raw_text = path.read_text(encoding="utf-8")
     for i, entry in enumerate(reviews):
         review = human_review(paper_id, v, i, entry, path=path)
         if review is None:
