@@ -31,7 +31,9 @@ def test_matching_vector(case: dict[str, Any]) -> None:
         assert got.pop("method") == "fuzzy" and got.pop("threshold") == 70.0
         close(got, exp, tol=1e-9)
     elif fn == "locate_comment_in_document":
-        assert pm.locate_comment_in_document(inp["quote"], inp["paragraphs"], inp["threshold"]) == exp
+        assert (
+            pm.locate_comment_in_document(inp["quote"], inp["paragraphs"], inp["threshold"]) == exp
+        )
     else:  # pragma: no cover
         pytest.fail(fn)
 

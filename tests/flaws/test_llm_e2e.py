@@ -1,0 +1,123 @@
+"""The flaws dimension through the real SDK against the loopback server.
+
+Covers the repair path (a malformed Step 1 reply → one re-ask with the original instructions)
+and the unknown-reviewer-id path (risk F7: → one re-ask stating the problem), then checks the
+metrics against values computed by hand from the scripted replies.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+from prism_review.dimensions.base import RunContext, get_dimension
+
+from .test_dimension import _data
+
+GOOD_FLAWS = {
+    "micro_flaws": [
+        {
+            "flaw_id": "F01",
+            "macro_topic": "6. Methodology & Theoretical Soundness - Lack of Intuition/Justification",
+            "core_summary": "The gating module is not motivated.",
+            "raw_arguments": {
+                "Human_1": "The gating module in Section 3 is not motivated.",
+                "Human_3": "The gating module in Section 3 lacks motivation.",
+            },
+        },
+        {
+            "flaw_id": "F02",
+            "macro_topic": "2. Clarity & Presentation - Grammar & Typos",
+            "core_summary": "Typos.",
+            "raw_arguments": {"Human_1": "Several typos."},
+        },
+        {
+            "flaw_id": "F03",
+            "macro_topic": "4. Experimental Design & Evaluation - Limited/Biased Datasets",
+            "core_summary": "Only one benchmark.",
+            "raw_arguments": {"LLM_Reviewer": "Table 1 reports accuracy on only one benchmark."},
+        },
+    ]
+}
+WRONG_IDS = json.loads(json.dumps(GOOD_FLAWS))
+WRONG_IDS["micro_flaws"][0]["raw_arguments"] = {"Human_1": "x", "Reviewer_3": "y"}
+EVALS = {
+    "evaluations": {
+        "F01": {"is_valid": True, "severity": "Critical"},
+        "F02": {"is_valid": True, "severity": "minor"},
+        "F03": {"is_valid": False, "severity": "None"},
+    }
+}
+MAP_H1 = {  # listed out of order: position recovery restores F01 before F02
+    "mentions": [
+        {
+            "issue_id": "F02",
+            "section_name": "Weaknesses",
+            "anchor_quote": "Several typos",
+            "content": "typos",
+        },
+        {
+            "issue_id": "F01",
+            "section_name": "Weaknesses",
+            "anchor_quote": "The gating module in Section 3 is not motivated",
+            "content": "m",
+        },
+    ]
+}
+MAP_H3 = {
+    "mentions": [
+        {
+            "issue_id": "F01",
+            "section_name": "Weaknesses",
+            "anchor_quote": "lacks motivation",
+            "content": "m",
+        }
+    ]
+}
+MAP_LLM: dict[str, list[object]] = {"mentions": []}
+
+
+async def test_flaws_unit_through_llm_with_repair_and_unknown_ids(llm_server, loopback_judge):
+    llm_server.script(
+        "Here are the flaws: oops, no JSON at all.",  # malformed → repair re-ask
+        json.dumps(WRONG_IDS),  # parses, but uses an unknown reviewer id → check re-ask
+        json.dumps(GOOD_FLAWS),
+        json.dumps(EVALS),
+        json.dumps(MAP_H1),
+        json.dumps(MAP_H3),
+        json.dumps(MAP_LLM),
+    )
+    judge = loopback_judge()
+    dim = get_dimension("flaws")
+    paper, reviews = _data()
+    unit = next(iter(dim.work_units(paper, reviews, ["human", "sea"])))
+    rows = await dim.evaluate(unit, RunContext(judge))
+
+    reqs = llm_server.requests
+    assert len(reqs) == 7
+    # the repair re-ask carries the original instructions and the invalid reply
+    assert reqs[1].messages[0] == reqs[0].messages[0]
+    assert any("oops" in m["content"] for m in reqs[1].messages)
+    # the check re-ask states the unknown id and the ids to use
+    last = reqs[2].messages[-1]["content"]
+    assert "Reviewer_3" in last and "Human_1, Human_3, LLM_Reviewer" in last
+    # Step 1 saw the pool with exact ids; Step 2 saw the paper text
+    assert "[REVIEWER: Human_3]" in reqs[0].messages[1]["content"]
+    assert "[PAPER TEXT]" in reqs[3].messages[1]["content"]
+
+    assert all(r.status == "ok" for r in rows)
+    m = {r.extracted["pool_id"]: r.metrics for r in rows}
+    assert (m["Human_1"]["critical_recall"], m["Human_1"]["minor_recall"]) == (1.0, 1.0)
+    assert (m["Human_3"]["critical_recall"], m["Human_3"]["minor_recall"]) == (1.0, 0.0)
+    assert (m["LLM_Reviewer"]["critical_recall"], m["LLM_Reviewer"]["minor_recall"]) == (0.0, 0.0)
+    assert m["LLM_Reviewer"]["hallucination_rate"] == 1.0
+    assert m["Human_1"]["hallucination_rate"] == 0.0
+    raw_h1 = 2 + 1 / math.log2(3)
+    assert m["Human_1"]["raw_cps"] == round(raw_h1, 4) and m["Human_1"]["ncps"] == 1.0
+    assert m["Human_3"]["raw_cps"] == 2.0
+    assert m["LLM_Reviewer"]["ncps"] == 0.0 and m["LLM_Reviewer"]["cps_norm"] == 0.0
+    assert m["Human_3"]["cps_norm"] == round(2.0 / round(raw_h1, 4), 4)
+    assert m["Human_1"]["cps_norm"] == 1.0
+    # the mapping step only knew the bank of valid issues
+    assert '"F03"' not in reqs[4].messages[1]["content"]
+    assert "Reviewer_3" not in json.dumps(rows[0].extracted["micro_flaws"])
