@@ -1,0 +1,100 @@
+"""The review / task / perturbation commands through typer's CliRunner (loopback LLM only)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from prism_review.cli import app
+
+runner = CliRunner()
+DEV = Path("/work/shared/data/perturbation/dev.jsonl")
+
+
+def _json(out: str) -> dict:
+    return json.loads(out[out.index("{"):])
+
+
+def test_generate_refuses_offline_judge(mini_layout: Path) -> None:
+    res = runner.invoke(app, ["review", "generate", "--data", str(mini_layout), "--system", "g"])
+    assert res.exit_code == 2
+    assert "no offline judge" in res.output
+
+
+def test_generate_then_evaluate_scores_with_system(mini_layout: Path, llm_server, review_reply, tmp_path: Path) -> None:
+    llm_server.set_responder(lambda body: review_reply)
+    spec = f"openai-compatible/test-model@{llm_server.base_url}"
+    args = ["review", "generate", "--data", str(mini_layout), "--venue", "ICLR2025", "--system", "gen_cli",
+            "--judge", spec, "--cache-dir", str(tmp_path / "cache"), "--audit", str(tmp_path / "audit.jsonl")]
+    res = runner.invoke(app, args, env={"OPENAI_API_KEY": "dummy"})
+    assert res.exit_code == 0, res.output
+    assert "12 written" in res.output
+    assert (mini_layout / "ICLR2025" / "gen_cli" / "reviews.jsonl").is_file()
+    assert (tmp_path / "audit.jsonl").is_file()
+    # the generated ratings (all 6) as a paper-level predictor of the human mean rating
+    res = runner.invoke(app, ["task", "scores", "--data", str(mini_layout), "--venue", "ICLR2025",
+                              "--predictor", "system", "--system", "gen_cli", "--out", str(tmp_path / "s")])
+    assert res.exit_code == 0, res.output
+    result = json.loads((tmp_path / "s" / "results.json").read_text())
+    assert result["predictor"] == "system" and result["n_unscored"] == 0
+    rows = [json.loads(x) for x in (tmp_path / "s" / "predictions.jsonl").read_text().split("\n") if x]
+    assert all(r["pred_raw"] == 6 for r in rows)
+    mae = sum(abs(r["pred_raw"] - r["true_raw"]) for r in rows) / len(rows)
+    assert result["raw_by_venue"]["ICLR2025"]["mae"] == pytest.approx(mae)
+
+
+def test_acceptance_rating_baseline(mini_layout: Path, tmp_path: Path) -> None:
+    res = runner.invoke(app, ["task", "acceptance", "--data", str(mini_layout), "--out", str(tmp_path / "a")])
+    assert res.exit_code == 0, res.output
+    result = json.loads((tmp_path / "a" / "results.json").read_text())
+    assert any("ICML2025" in w for w in result["warnings"])  # skipped: accept-biased
+    assert result["excluded"]["pending"] == 1  # a9 is Pending: left out, not a reject
+    assert set(result["by_venue"]) == {"ICLR2025"}
+    assert result["n_train"] + result["n_test"] == 11  # 12 ICLR papers minus the Pending one
+    assert 0.0 <= result["overall"]["accuracy"] <= 1.0 and "threshold" in result
+
+
+def test_acceptance_refuses_biased_venue(mini_layout: Path) -> None:
+    res = runner.invoke(app, ["task", "acceptance", "--data", str(mini_layout), "--venue", "NeurIPS2025"])
+    assert res.exit_code == 2
+    res = runner.invoke(app, ["task", "acceptance", "--data", str(mini_layout), "--venue", "ICML2025",
+                              "--predictor", "majority"])
+    assert res.exit_code == 2 and "allow-biased" in res.output
+
+
+def test_acceptance_llm_predictor(mini_layout: Path, llm_server, tmp_path: Path) -> None:
+    llm_server.set_responder(lambda body: {"decision": "Accept", "probability": 0.7, "rationale": "fine"})
+    spec = f"openai-compatible/test-model@{llm_server.base_url}"
+    res = runner.invoke(app, ["task", "acceptance", "--data", str(mini_layout), "--predictor", "llm",
+                              "--judge", spec, "--with-reviews", "--cache-dir", str(tmp_path / "c")],
+                        env={"OPENAI_API_KEY": "dummy"})
+    assert res.exit_code == 0, res.output
+    result = _json(res.stdout)
+    o = result["overall"]
+    assert o["predicted_accept_rate"] == 1.0 and o["roc_auc"] == 0.5
+    assert o["accuracy"] == pytest.approx(o["accept_rate"])
+    assert "=== Review 1 ===" in llm_server.requests[0].body["messages"][-1]["content"]
+
+
+@pytest.mark.skipif(not DEV.is_file(), reason="shared perturbation dev file not present")
+def test_perturbation_score_cli(tmp_path: Path) -> None:
+    rows = [json.loads(x) for x in DEV.read_text(encoding="utf-8").split("\n")[:2] if x.strip()]
+    sub = tmp_path / "rows.jsonl"
+    sub.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+    p = rows[0]["perturbations"][0]
+    comments = tmp_path / "c.jsonl"
+    comments.write_text(json.dumps({"arxiv_id": rows[0]["arxiv_id"], "error_type": rows[0]["error_type"],
+                                    "comments": [{"title": "t", "quote": p["perturbed"], "explanation": p["why_wrong"],
+                                                  "comment_type": "technical"}]}) + "\n")
+    res = runner.invoke(app, ["perturbation", "score", "--rows", str(sub), "--comments", str(comments)])
+    assert res.exit_code == 0, res.output
+    result = _json(res.stdout)
+    assert result["method"] == "fuzzy" and result["threshold"] == 70
+    assert result["n_rows"] == 1 and result["n_rows_missing_comments"] == 1
+    assert result["overall"]["n_detected"] == 1
+    res = runner.invoke(app, ["perturbation", "score", "--rows", str(sub), "--comments", str(comments),
+                              "--method", "llm"])
+    assert res.exit_code == 2 and "needs an LLM" in res.output
