@@ -1,0 +1,155 @@
+"""Depth of Analysis as a ``prism evaluate`` dimension (prism-reference §4).
+
+One work unit per review: every human review separately (``Human_k``) and each LLM system's
+review. A unit runs segment → classify → ground through ``ctx.run`` and yields one row whose
+``extracted["units"]`` holds every unit with its role, aspect and grounding, so the metrics can
+be recomputed from the results log (:func:`metrics_from_row`).
+
+A step the judge could not answer (``unscored``) makes the row unscored with null metrics —
+never 0 — unless the run is in ``compat`` mode, where the original's fallbacks apply (sentence
+split / all Claim-Other / all grounding 0). A review with no text is ``skipped``, as the
+original skipped it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, ClassVar
+
+from prism_review.dimensions.base import (
+    Dimension,
+    MetricSpec,
+    ResultRow,
+    RunContext,
+    WorkUnit,
+    register,
+)
+from prism_review.judge.base import StepResult, Usage
+from prism_review.judge.depth.steps import (
+    CLASSIFY,
+    GROUND,
+    SEGMENT,
+    ClassifyInput,
+    GroundInput,
+    SegmentInput,
+    Unit,
+)
+from prism_review.metrics.depth import is_premise, review_metrics
+from prism_review.records import Paper, Review
+from prism_review.systems.text import review_text
+
+METRIC_KEYS = ("doa", "r_premise", "s_depth", "doa_product", "n_units", "n_premises", "n_claims")
+
+
+def metrics_from_row(extracted: dict[str, Any], *, compat: bool = False) -> dict[str, Any]:
+    """Recompute a row's metrics from its ``extracted`` units (no model call)."""
+    return review_metrics(extracted.get("units", []), compat=compat)
+
+
+@register
+class DepthDimension(Dimension):
+    """Depth of Analysis: share of premises (R_premise), their grounding (S_depth), DoA."""
+
+    name: ClassVar[str] = "depth"
+    label: ClassVar[str] = "Depth of Analysis"
+    metrics: ClassVar[list[MetricSpec]] = [
+        MetricSpec(key="doa", label="DoA", headline=True),
+        MetricSpec(key="r_premise", label="R_premise", headline=True),
+        MetricSpec(key="s_depth", label="S_depth", headline=True),
+        MetricSpec(key="doa_product", label="DoA (product)"),
+        MetricSpec(key="n_units", label="ADUs", fmt="{:.1f}"),
+        MetricSpec(key="n_premises", label="Premises", fmt="{:.1f}"),
+    ]
+
+    def work_units(
+        self, paper: Paper, reviews: dict[str, list[Review]], systems: list[str]
+    ) -> Iterable[WorkUnit]:
+        for system in systems:
+            for review in reviews.get(system, []):
+                yield WorkUnit(
+                    key=f"{paper.venue}/{paper.paper_id}/depth/{system}/{review.reviewer_id}",
+                    venue=paper.venue,
+                    paper_id=paper.paper_id,
+                    system=system,
+                    paper=paper,
+                    reviews=[review],
+                )
+
+    async def evaluate(self, unit: WorkUnit, ctx: RunContext) -> list[ResultRow]:
+        review = unit.reviews[0]
+        compat = ctx.compat
+        usage = Usage()
+        row = ResultRow(
+            dimension=self.name,
+            venue=unit.venue,
+            paper_id=unit.paper_id,
+            system=unit.system,
+            reviewer_id=review.reviewer_id,
+            unit_key=unit.key,
+            meta=dict(unit.extra.get("meta", {})),
+            usage=usage,
+        )
+        text = review_text(review, "depth", compat=compat)
+        if not text.strip():
+            row.status = "skipped"
+            row.error = "empty review text"
+            return [row]
+
+        steps: dict[str, Any] = {}
+
+        async def step(s: Any, inp: Any) -> Any:
+            res: StepResult[Any] = await ctx.run(s, inp)
+            usage.add(res.usage)
+            steps[s.name] = {"status": res.status, "error": res.error}
+            if res.ok:
+                return res.output
+            if compat:
+                steps[s.name]["fallback"] = True
+                return s.fallback(inp)
+            return None
+
+        seg = await step(SEGMENT, SegmentInput(review_text=text, compat=compat))
+        if seg is None:
+            return [self._unscored(row, "depth.segment", steps)]
+        units = seg.units()
+        cls = await step(CLASSIFY, ClassifyInput(review_text=text, units=units, compat=compat))
+        if cls is None:
+            return [self._unscored(row, "depth.classify", steps)]
+        items = cls.classified_arguments
+        labelled = [
+            {
+                "index": it.index if it.index is not None else k,
+                "argument": it.argument,
+                "role": it.role,
+                "aspect": it.aspect,
+                "grounding_score": None,
+                **({} if it.matched else {"matched": False}),
+            }
+            for k, it in enumerate(items)
+        ]
+        premises = [
+            Unit(index=u["index"], text=u["argument"])
+            for u in labelled
+            if is_premise(u, compat=compat)
+        ]
+        if premises:
+            grd = await step(
+                GROUND, GroundInput(review_text=text, premises=premises, compat=compat)
+            )
+            if grd is None:
+                return [self._unscored(row, "depth.ground", steps)]
+            scores = grd.scores()
+            for u in labelled:
+                if is_premise(u, compat=compat):
+                    u["grounding_score"] = scores.get(u["index"])
+        row.metrics = dict(review_metrics(labelled, compat=compat))
+        row.extracted = {"units": labelled, "steps": steps}
+        return [row]
+
+    @staticmethod
+    def _unscored(row: ResultRow, step: str, steps: dict[str, Any]) -> ResultRow:
+        row.status = "unscored"
+        row.error = f"{step}: {steps.get(step, {}).get('error') or 'no usable reply'}"
+        row.metrics = dict.fromkeys(METRIC_KEYS)
+        row.extracted = {"units": None, "steps": steps}
+        return row

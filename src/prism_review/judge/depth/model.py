@@ -1,0 +1,168 @@
+"""The offline DoA judge's trained model: numpy inference over JSON + npz artefacts (no pickle).
+
+One shared TF-IDF vocabulary (word and character n-grams, :mod:`.features`) plus dense hand
+and sentiment features feed four linear heads:
+
+* ``argumentative`` — is a sentence an argumentative unit (vs. summary, heading, thanks …);
+* ``role`` — Premise vs Claim;
+* ``aspect`` — Soundness / Clarity / Contribution / Other;
+* ``grounding`` — 0 / 1 / 2.
+
+The artefacts are written by :mod:`prism_review.judge.depth.train` and loaded lazily once per
+process (:func:`load_model`).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from prism_review.judge.depth.features import context_hand, unit_terms
+
+MODEL_DIR = "resources/models/depth"
+META_FILE = "model.json"
+WEIGHTS_FILE = "weights.npz"
+HEADS = ("argumentative", "role", "aspect", "grounding")
+
+
+@lru_cache(maxsize=1)
+def _vader() -> Any:
+    from vaderSentiment.vaderSentiment import SentimentIntensityAnalyzer
+
+    return SentimentIntensityAnalyzer()
+
+
+def sentiment_features(text: str) -> list[float]:
+    """VADER intensity (|compound|, pos, neg, neu): evaluative sentences carry polarity."""
+    s = _vader().polarity_scores(text)
+    return [abs(s["compound"]), s["pos"], s["neg"], s["neu"]]
+
+
+def dense_features(texts: Sequence[str], index: int) -> list[float]:
+    """Hand, context and sentiment features of unit ``index`` among ``texts``."""
+    return context_hand(texts, index) + sentiment_features(texts[index])
+
+
+@dataclass
+class Head:
+    """One linear classifier over the shared features."""
+
+    classes: list[str]
+    coef: np.ndarray  # (k, n_features) ; k = 1 for binary heads
+    intercept: np.ndarray  # (k,)
+
+
+def _proba(scores: np.ndarray, n_classes: int) -> np.ndarray:
+    """Class probabilities from decision scores, as scikit-learn's LogisticRegression gives."""
+    if n_classes == 2:
+        p1 = 1.0 / (1.0 + np.exp(-scores[:, 0]))
+        return np.stack([1.0 - p1, p1], axis=1)
+    s = scores - scores.max(axis=1, keepdims=True)
+    e = np.exp(s)
+    return e / e.sum(axis=1, keepdims=True)
+
+
+class DepthModel:
+    """Vocabulary, idf, dense-feature scaling and the four heads."""
+
+    def __init__(self, meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> None:
+        self.meta = meta
+        self.vocab: dict[str, int] = {t: i for i, t in enumerate(meta["vocabulary"])}
+        self.idf = arrays["idf"].astype(np.float64)
+        self.dense_scale = arrays["dense_scale"].astype(np.float64)
+        self.thresholds: dict[str, float] = meta.get("thresholds", {})
+        self.heads = {
+            h: Head(
+                classes=meta["heads"][h]["classes"],
+                coef=arrays[f"{h}_coef"].astype(np.float64),
+                intercept=arrays[f"{h}_intercept"].astype(np.float64),
+            )
+            for h in HEADS
+        }
+        ns = len(self.vocab)
+        # all heads stacked: sparse part transposed for row gathers, dense part as is
+        stacked = np.concatenate([self.heads[h].coef for h in HEADS], axis=0)
+        self._w_sparse = np.ascontiguousarray(stacked[:, :ns].T)  # (ns, K)
+        self._w_dense = stacked[:, ns:]  # (K, nd)
+        self._b = np.concatenate([self.heads[h].intercept for h in HEADS])
+        self._slices: dict[str, slice] = {}
+        k = 0
+        for h in HEADS:
+            r = self.heads[h].coef.shape[0]
+            self._slices[h] = slice(k, k + r)
+            k += r
+
+    def sparse_vector(self, text: str) -> tuple[np.ndarray, np.ndarray]:
+        """Indices and l2-normalised sublinear TF-IDF values of ``text``'s known terms."""
+        counts = Counter(unit_terms(text))
+        idx: list[int] = []
+        val: list[float] = []
+        for term, c in counts.items():
+            j = self.vocab.get(term)
+            if j is not None:
+                idx.append(j)
+                val.append((1.0 + math.log(c)) * self.idf[j])
+        v = np.asarray(val, dtype=np.float64)
+        if idx:
+            v = v / np.linalg.norm(v)
+        return np.asarray(idx, dtype=np.int64), v
+
+    def scores(self, texts: Sequence[str]) -> dict[str, np.ndarray]:
+        """Decision scores per head, each (m, k), for the units ``texts`` in review order."""
+        m = len(texts)
+        total = np.zeros((m, len(self._b)))
+        for i, text in enumerate(texts):
+            idx, v = self.sparse_vector(text)
+            dense = np.asarray(dense_features(texts, i)) * self.dense_scale
+            row = self._w_dense @ dense + self._b
+            if len(idx):
+                row = row + v @ self._w_sparse[idx]
+            total[i] = row
+        return {h: total[:, sl] for h, sl in self._slices.items()}
+
+    def predict(self, head: str, scores: np.ndarray) -> list[str]:
+        """Labels of ``head`` from its scores (binary heads use the tuned threshold)."""
+        h = self.heads[head]
+        p = _proba(scores, len(h.classes))
+        if len(h.classes) == 2:
+            t = self.thresholds.get(head, 0.5)
+            return [h.classes[1] if q > t else h.classes[0] for q in p[:, 1]]
+        return [h.classes[k] for k in p.argmax(axis=1)]
+
+    def label(self, head: str, texts: Sequence[str]) -> list[str]:
+        """Labels of ``head`` for units ``texts`` (one review's units, in order)."""
+        if not texts:
+            return []
+        return self.predict(head, self.scores(texts)[head])
+
+
+def save_model(path: Path, meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> None:
+    """Write ``model.json`` and ``weights.npz`` (float32, compressed) into ``path``."""
+    path.mkdir(parents=True, exist_ok=True)
+    (path / META_FILE).write_text(json.dumps(meta, ensure_ascii=False, separators=(",", ":")))
+    packed: dict[str, Any] = {k: np.asarray(v, dtype=np.float32) for k, v in arrays.items()}
+    np.savez_compressed(path / WEIGHTS_FILE, **packed)
+
+
+def read_model(path: Path) -> DepthModel:
+    """Load a model from a directory holding ``model.json`` and ``weights.npz``."""
+    meta = json.loads((path / META_FILE).read_text(encoding="utf-8"))
+    with np.load(path / WEIGHTS_FILE, allow_pickle=False) as z:
+        arrays = {k: z[k] for k in z.files}
+    return DepthModel(meta, arrays)
+
+
+@lru_cache(maxsize=1)
+def load_model() -> DepthModel:
+    """The bundled model, loaded once per process on first use."""
+    root = resources.files("prism_review") / MODEL_DIR
+    return read_model(Path(str(root)))
