@@ -54,3 +54,20 @@ async def test_build_pool_excludes_self_unless_compat_and_ranks_relevance():
     compat = await build_pool(paper, CannedSearcher(hits), 2024, paper_title="Sparse attention for long documents", compat=True)
     assert [c["cand_id"] for c in compat["candidate_pool_top30"]][0] == "SELF"
     assert "relevance_score" not in compat["candidate_pool_top30"][0]
+
+
+def test_near_duplicate_matches_sequence_matcher():
+    import random
+    from difflib import SequenceMatcher
+
+    from prism_review.retrieval.pool import near_duplicate
+
+    rng = random.Random(7)
+    base = "graph neural networks for molecular property prediction we propose a message passing " * 3
+    for _ in range(300):
+        a = list(base)
+        for _ in range(rng.randint(0, 12)):
+            i = rng.randrange(len(a))
+            a[i] = rng.choice("abcdefghij ")
+        b = "".join(a)[: rng.randint(len(base) - 15, len(base))]
+        assert near_duplicate(b, base) == (SequenceMatcher(None, b, base).ratio() >= 0.96)

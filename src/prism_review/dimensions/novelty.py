@@ -1,0 +1,321 @@
+"""The Novelty Assessment dimension (spec §5): ``prism evaluate -d novelty``.
+
+Work units: one per (paper, system). Per unit:
+
+1. the **paper side** (``novelty.paper``: core task, contributions, key terms, entities) and the
+   **candidate pool** (queries → retriever → dedup → filters → self-exclusion → MMR) are computed
+   once per paper through ``ctx.memo`` and shared by every system (risk N7);
+2. the **claims** of each review (``novelty.claims``);
+3. a **verdict** per (claim, candidate): ``novelty.verdict_batch`` with ``verdict_batch``
+   candidates per call (default 5; 1 uses ``novelty.verdict``, the reference's one call per
+   pair; the offline judge takes every candidate at once);
+4. per-claim final scores (``novelty_policy``, default ``top3_relevance`` with the pool's
+   relevance kept, N3) and NS / SR / SSR / claim rate / stance shares per review text.
+
+Settings: ``retrieval`` = ``local`` (default; ``index_dir`` or an index built on first use from
+the data's papers and reference lists into the user cache) | ``s2`` (``s2_base_url``,
+``s2_min_interval``, ``s2_max_attempts``; key from ``SEMANTIC_SCHOLAR_API_KEY(S)``) | ``none``;
+``human_aggregation`` = ``per_review_mean`` (default: one row per human review) or
+``panel_concat`` (one row for the concatenated panel, as the original did — risk N1; the
+default under ``--compat``). A claim-less review has NS/SR/SSR None and counts in the claim
+rate (N6; compat gives NS 0.5).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from pathlib import Path
+from typing import Any, ClassVar
+
+from prism_review.dimensions.base import (
+    Dimension,
+    MetricSpec,
+    ResultRow,
+    RunContext,
+    WorkUnit,
+    register,
+)
+from prism_review.judge.base import Usage
+from prism_review.judge.novelty.claims import ClaimsInput, ClaimsStep
+from prism_review.judge.novelty.normalise import normalize_verdict
+from prism_review.judge.novelty.paper_side import PaperSideInput, PaperSideOutput, PaperSideStep
+from prism_review.judge.novelty.textprep import (
+    CLAIM_MAX_CHARS,
+    extract_abstract_intro,
+    paper_for_extraction,
+    review_for_extraction,
+)
+from prism_review.judge.novelty.verdict import (
+    CandidateText,
+    VerdictBatchInput,
+    VerdictBatchStep,
+    VerdictInput,
+    VerdictStep,
+)
+from prism_review.judge.novelty.verify import PairError, assemble, related_works
+from prism_review.metrics.novelty import STANCES, review_metrics
+from prism_review.records import Paper, Review
+from prism_review.retrieval.pool import build_pool
+from prism_review.venues import get_venue
+
+HUMAN = "human"
+PANEL_ID = "panel"
+AGG_MODES = ("per_review_mean", "panel_concat")
+
+
+def _review_text(review: Review, compat: bool) -> str:
+    try:
+        from prism_review.systems.text import review_text
+    except ImportError:  # pragma: no cover - text policies not installed
+        return review.text
+    return review_text(review, "novelty", compat=compat)
+
+
+def _panel_text(reviews: list[Review], venue: str, compat: bool) -> str:
+    try:
+        from prism_review.systems.text import panel_text
+    except ImportError:  # pragma: no cover
+        return "\n\n".join(f"### Reviewer {r.reviewer_id}\n\n{r.text}" for r in reviews)
+    return panel_text(reviews, venue, compat=compat)
+
+
+class NoRetrieval:
+    """``retrieval=none``: every query returns nothing (claims get final score 0.0)."""
+
+    name = "none"
+
+    async def search(self, query: str, limit: int = 10) -> list[dict[str, Any]]:
+        return []
+
+    def describe(self) -> dict[str, Any]:
+        return {"backend": "none"}
+
+
+def _data_root(paper: Paper) -> Path | None:
+    if not paper.source_path:
+        return None
+    p = Path(paper.source_path)
+    return p.parents[2] if p.parent.name == "papers" and len(p.parents) >= 3 else None
+
+
+def default_index_dir(root: Path | None) -> Path:
+    """Cache folder of the index built on first use for ``root`` (keyed by its papers' listing)."""
+    import platformdirs
+
+    h = hashlib.sha256(str(root).encode())
+    if root is not None:
+        for d in sorted(root.glob("*/papers")):
+            for f in sorted(d.iterdir()):
+                h.update(f"{f.name}:{f.stat().st_size}:{f.stat().st_mtime_ns}".encode())
+    return Path(platformdirs.user_cache_dir("prism-review")) / "novelty-index" / h.hexdigest()[:16]
+
+
+def ensure_local_index(index_dir: str | Path | None, root: Path | None) -> Any:
+    """Open ``index_dir``, or build (once) an index of ``root`` (else the demo) in the cache."""
+    from prism_review.retrieval import sources
+    from prism_review.retrieval.local_index import MANIFEST, LocalIndex, build_index
+
+    if index_dir:
+        return LocalIndex(index_dir)
+    path = default_index_dir(root)
+    if not (path / MANIFEST).is_file():
+        docs = list(sources.docs_from_layout(root)) if root is not None else list(sources.docs_from_demo())
+        lit = sources.bundled_literature()
+        if lit is not None and root is not None:
+            docs += list(sources.docs_from_jsonl(lit))
+        build_index(path, docs, sources=[f"data:{root}" if root else "demo"])
+    return LocalIndex(path)
+
+
+async def get_retriever(ctx: RunContext, paper: Paper) -> Any:
+    """The run's retriever, built lazily once and kept on ``ctx.services``."""
+    if "novelty_retriever" in ctx.services:
+        return ctx.services["novelty_retriever"]
+    lock = ctx.services.setdefault("novelty_retriever_lock", asyncio.Lock())
+    async with lock:
+        if "novelty_retriever" not in ctx.services:
+            mode = str(ctx.setting("retrieval", "local") or "local").lower()
+            if mode == "none":
+                r: Any = NoRetrieval()
+            elif mode == "s2":
+                from prism_review.retrieval.s2 import SemanticScholarClient
+
+                r = SemanticScholarClient(
+                    base_url=ctx.setting("s2_base_url"),
+                    min_interval=float(ctx.setting("s2_min_interval", 1.5)),
+                    max_attempts=ctx.setting("s2_max_attempts"),
+                    retry_delay=float(ctx.setting("s2_retry_delay", 1.0)),
+                )
+            elif mode == "local":
+                r = ensure_local_index(ctx.setting("index_dir"), _data_root(paper))
+            else:
+                raise ValueError(f"unknown retrieval backend {mode!r}; use local, s2 or none")
+            ctx.services["novelty_retriever"] = r
+    return ctx.services["novelty_retriever"]
+
+
+def _usage_dict(u: Usage) -> dict[str, Any]:
+    return u.model_dump()
+
+
+@register
+class NoveltyDimension(Dimension):
+    """Novelty claims of reviews checked against retrieved prior work: NS, SR, SSR, claim rate."""
+
+    name: ClassVar[str] = "novelty"
+    label: ClassVar[str] = "Novelty Assessment"
+    metrics: ClassVar[list[MetricSpec]] = [
+        MetricSpec(key="ns", label="NS", headline=True),
+        MetricSpec(key="sr", label="SR", headline=True),
+        MetricSpec(key="ssr", label="SSR", headline=True),
+        MetricSpec(key="has_claim", label="Claim rate", headline=True),
+        MetricSpec(key="n_claims", label="Claims/review", fmt="{:.2f}"),
+        MetricSpec(key="mean_score", label="Mean claim score", fmt="{:.2f}"),
+        *[MetricSpec(key=f"stance_{s}", label=f"Stance {s}") for s in STANCES],
+    ]
+    human_aggregation: ClassVar[str] = "per_review_mean"
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "human_aggregation": self.human_aggregation,
+            "human_aggregation_modes": list(AGG_MODES),
+            "human_aggregation_note": (
+                "setting human_aggregation: per_review_mean (default; one row per human review, "
+                "the paper's human value is their mean) or panel_concat (one row for all human "
+                "reviews concatenated, the original's behaviour, default under --compat); each "
+                "row records the mode in extracted.human_aggregation"
+            ),
+            "claimless_reviews": "excluded from NS/SR/SSR, counted in the claim rate (compat: NS 0.5)",
+            "pool": "one candidate pool per paper shared by every system",
+        }
+
+    def work_units(self, paper: Paper, reviews: dict[str, list[Review]], systems: list[str]) -> list[WorkUnit]:
+        units = []
+        for system in systems:
+            revs = [r for r in reviews.get(system, []) if r.text.strip() or r.sections]
+            if revs:
+                units.append(WorkUnit(key=f"{paper.venue}/{paper.paper_id}/{system}", venue=paper.venue,
+                                      paper_id=paper.paper_id, system=system, paper=paper, reviews=revs))
+        return units
+
+    # -- shared per paper ------------------------------------------------------------------
+    async def _paper_side(self, ctx: RunContext, paper: Paper) -> dict[str, Any]:
+        async def compute() -> dict[str, Any]:
+            step = PaperSideStep()
+            inp = PaperSideInput(paper_id=paper.paper_id, title=paper.title, abstract=paper.abstract,
+                                 text=paper_for_extraction(paper.full_text, strict=not ctx.compat))
+            res = await ctx.run(step, inp)
+            if res.ok and res.output is not None:
+                out, source = res.output, "judge"
+            else:  # the paper side is not a score: fall back to the deterministic extraction
+                out, source = step.finalize(inp, PaperSideOutput()), "fallback_after_failure"
+            return {"side": out.model_dump(), "source": source, "error": res.error, "usage": _usage_dict(res.usage)}
+
+        return await ctx.memo(f"novelty/paper/{paper.venue}/{paper.paper_id}", compute)  # type: ignore[no-any-return]
+
+    async def _pool(self, ctx: RunContext, paper: Paper, side: dict[str, Any]) -> dict[str, Any]:
+        async def compute() -> dict[str, Any]:
+            retriever = await get_retriever(ctx, paper)
+            return await build_pool(side, retriever, get_venue(paper.venue).year, paper_ids=[paper.paper_id],
+                                    paper_title=paper.title, compat=ctx.compat)
+
+        return await ctx.memo(f"novelty/pool/{paper.venue}/{paper.paper_id}", compute)  # type: ignore[no-any-return]
+
+    # -- one unit --------------------------------------------------------------------------
+    async def evaluate(self, unit: WorkUnit, ctx: RunContext) -> list[ResultRow]:
+        paper = unit.paper
+        mode = str(ctx.setting("human_aggregation") or ("panel_concat" if ctx.compat else "per_review_mean"))
+        if mode not in AGG_MODES:
+            raise ValueError(f"unknown human_aggregation {mode!r}; use {' or '.join(AGG_MODES)}")
+        side_rec = await self._paper_side(ctx, paper)
+        pool = await self._pool(ctx, paper, side_rec["side"])
+        if unit.system == HUMAN and mode == "panel_concat":
+            texts = [(PANEL_ID, _panel_text(unit.reviews, unit.venue, ctx.compat))]
+        else:
+            texts = [(r.reviewer_id, _review_text(r, ctx.compat)) for r in unit.reviews]
+        shared = {
+            "human_aggregation": mode if unit.system == HUMAN else None,
+            "paper_side": {k: side_rec["side"][k] for k in ("core_task", "contributions", "key_terms")}
+            | {"source": side_rec["source"], "fallback": side_rec["side"].get("fallback")},
+            "pool": {"backend": pool.get("backend"), "stats": pool.get("stats"),
+                     "queries": [{k: q.get(k) for k in ("id", "query", "status", "count", "error") if k in q}
+                                 for q in pool.get("queries", [])]},
+        }
+        rows = [await self._one(ctx, unit, rid, text, side_rec["side"], pool, shared) for rid, text in texts]
+        for r in rows:
+            r.unit_size = len(rows)
+        return rows
+
+    async def _one(self, ctx: RunContext, unit: WorkUnit, reviewer_id: str, text: str, side: dict[str, Any],
+                   pool: dict[str, Any], shared: dict[str, Any]) -> ResultRow:
+        usage = Usage()
+        base: dict[str, Any] = {"dimension": self.name, "venue": unit.venue, "paper_id": unit.paper_id, "system": unit.system,
+                "reviewer_id": reviewer_id}
+        cres = await ctx.run(ClaimsStep(), ClaimsInput(review_id=reviewer_id, review=review_for_extraction(text)))
+        usage.add(cres.usage)
+        if not cres.ok or cres.output is None:
+            return ResultRow(**base, status="unscored", error=f"claim extraction: {cres.error}",
+                             extracted=shared, usage=usage)
+        out = cres.output
+        claims = [{**c.model_dump(), "text": c.text[:CLAIM_MAX_CHARS], "source": s}
+                  for c, s in zip(out.novelty_claims, out.sources, strict=True)]
+        works = related_works(pool.get("candidate_pool_top30", []))
+        outcomes = await self._verdicts(ctx, unit.paper, side, claims, works, usage)
+        policy = str(ctx.setting("novelty_policy", "top3_relevance"))
+        result = assemble(claims, works, outcomes, policy=policy, compat=ctx.compat)
+        finals = [a["final_score"] for a in result["aggregated"]]
+        metrics = review_metrics(finals, [c["stance"] for c in claims], compat=ctx.compat)
+        unscored = bool(claims) and all(f is None for f in finals)
+        extracted = {
+            **shared,
+            "claims": [{k: c[k] for k in ("claim_id", "text", "stance", "confidence_lang", "prior_work_strings",
+                                          "evidence_expected", "source")} for c in claims],
+            "verdicts": result["aggregated"],
+            "final_scores": finals,
+            "policy": policy,
+            "stats": result["stats"],
+            "errors": result["errors"][:20],
+        }
+        return ResultRow(**base, status="unscored" if unscored else "ok", metrics=metrics, extracted=extracted,
+                         usage=usage, error="every verdict unscored" if unscored else None)
+
+    async def _verdicts(self, ctx: RunContext, paper: Paper, side: dict[str, Any], claims: list[dict[str, Any]],
+                        works: list[dict[str, Any]], usage: Usage) -> dict[tuple[str, str], Any]:
+        if not claims or not works:
+            return {}
+        context = extract_abstract_intro(paper.full_text, strict=not ctx.compat)
+        contribs = [" ".join(filter(None, (c.get("name"), c.get("author_claim_text"), c.get("description"))))
+                    for c in side.get("contributions", [])]
+        cands = [CandidateText(cand_id=w["related_paper_id"], text=w["text"], relevance=w["relevance_score"])
+                 for w in works]
+        offline = getattr(ctx.judge, "mode", "offline") == "offline"
+        size = len(cands) if offline else max(1, int(ctx.setting("verdict_batch", 5)))
+        outcomes: dict[tuple[str, str], Any] = {}
+
+        async def one_chunk(claim: dict[str, Any], chunk: list[CandidateText]) -> None:
+            common = {"claim_id": claim["claim_id"], "claim": claim["text"], "claim_stance": claim["stance"],
+                      "prior_work_strings": claim.get("prior_work_strings", []), "paper_context": context,
+                      "contributions": contribs, "compat": ctx.compat}
+            if size == 1:
+                res = await ctx.run(VerdictStep(), VerdictInput(**common, candidate=chunk[0]))
+                got = {chunk[0].cand_id: res.output.model_dump()} if res.ok and res.output else {}
+            else:
+                res = await ctx.run(VerdictBatchStep(), VerdictBatchInput(**common, candidates=chunk))
+                verdicts = res.output.verdicts if res.ok and res.output else []
+                got = {v.related_paper_id: v.model_dump() for v in verdicts}
+            usage.add(res.usage)
+            for c in chunk:
+                key = (claim["claim_id"], c.cand_id)
+                if c.cand_id in got:
+                    outcomes[key] = got[c.cand_id]
+                elif ctx.compat and res.raw is not None:  # N4 compat: a bad reply scored as AMBIGUOUS 0
+                    outcomes[key] = normalize_verdict(None, claim["claim_id"], c.cand_id, claim["text"], compat=True)
+                elif res.raw is None and not res.ok:
+                    outcomes[key] = PairError(res.error or "judge call failed")
+                else:
+                    outcomes[key] = None
+
+        jobs = [one_chunk(cl, cands[i : i + size]) for cl in claims for i in range(0, len(cands), size)]
+        await asyncio.gather(*jobs)
+        return outcomes
