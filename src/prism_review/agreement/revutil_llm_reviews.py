@@ -2,21 +2,22 @@
 
 Data: ``demo-sources/revutil-llm-reviews/llm_reviews.jsonl`` — 20 ICLR papers (``body_text``),
 each reviewed by three LLMs whose reviews are split into segments labelled ``reliability``
-Yes/No by people. Every non-heading segment becomes one micro-flaw (quote = the segment,
-attributed to ``LLM_Reviewer``) and each (paper, LLM) review goes through the judge's
-``flaws.validate`` step in one call with the paper text. The judge's ``is_valid`` is compared
-with ``reliability`` (valid ↔ Yes).
+Yes/No by people. The segments under weakness-like headings (Weaknesses, limitations,
+concerns, questions, suggestions) are the criticisms a flaw validator is meant for (284 of
+them, 46% No): each becomes one micro-flaw (quote = the segment, attributed to
+``LLM_Reviewer``), and each (paper, LLM) review's criticisms go through the judge's
+``flaws.validate`` step in one call with the paper text. ``is_valid`` is compared with
+``reliability`` (valid ↔ Yes). Strength and summary segments are not flaws and are not sent.
+Unscored answers are left out of the figures and counted under ``n.*.unscored``.
 
-Headline keys (``revutil_llm_reviews.validity.*``) use the segments under weakness-like headings
-(Weaknesses, limitations, concerns, questions, suggestions): those are the criticisms a flaw
-validator is meant for (and they are balanced: about 46% No). The same figures over every
-segment, strengths and summaries included, are under ``revutil_llm_reviews.all_segments.*``.
-Unscored answers are left out of the figures and counted under ``n.*unscored``.
+:func:`cross_validate` measures the offline judge with its thresholds chosen on held-out papers
+(grouped k-fold), for an honest figure when tuning on this development set.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,7 @@ from prism_review.judge.base import Judge
 from prism_review.judge.flaws.models import DEFAULT_PAPER_CHARS, MicroFlaw, ValidateInput
 from prism_review.judge.flaws.steps import ValidateStep
 from prism_review.judge.flaws.topics import topic_for
+from prism_review.judge.flaws.validity import ValidityParams
 
 REVIEWERS = ("claude_opus", "gpt4", "gemini_pro_1.5")
 _WEAK = re.compile(r"weak|limitation|concern|question|suggest|improv", re.I)
@@ -87,7 +89,7 @@ async def collect(
     for pi, paper in enumerate(rows):
         body = str(paper.get("body_text") or "")
         for rev in REVIEWERS:
-            items = review_items(paper.get(rev) or {})
+            items = [it for it in review_items(paper.get(rev) or {}) if it[1]]
             if not items:
                 continue
             inp = validate_input(body, items, max_chars)
@@ -103,24 +105,66 @@ async def collect(
 def score(
     records: list[dict[str, Any]], prefix: str = "revutil_llm_reviews"
 ) -> dict[str, float | int | None]:
-    """Accuracy and macro-F1 on weakness segments and on all segments, with counts."""
-    out: dict[str, float | int | None] = {}
-    for name, keep in (
-        ("validity", lambda r: r["weak"]),
-        ("all_segments.validity", lambda r: True),
-    ):
-        sel = [r for r in records if keep(r)]
-        scored = [r for r in sel if r["pred"] is not None]
-        acc, f1 = accuracy_macro_f1([r["gold"] for r in scored], [r["pred"] for r in scored])
-        out[f"{prefix}.{name}.accuracy"] = acc
-        out[f"{prefix}.{name}.macro_f1"] = f1
-        tag = name.replace(".validity", "").replace("validity", "weakness")
-        out[f"n.{prefix}.{tag}.segments"] = len(sel)
-        out[f"n.{prefix}.{tag}.scored"] = len(scored)
-        out[f"n.{prefix}.{tag}.unscored"] = len(sel) - len(scored)
-        out[f"n.{prefix}.{tag}.gold_invalid"] = sum(r["gold"] == "invalid" for r in sel)
-        out[f"n.{prefix}.{tag}.pred_invalid"] = sum(r["pred"] == "invalid" for r in scored)
-    out[f"n.{prefix}.papers"] = len({r["paper"] for r in records})
+    """Accuracy and macro-F1 on the criticism segments, with counts."""
+    scored = [r for r in records if r["pred"] is not None]
+    acc, f1 = accuracy_macro_f1([r["gold"] for r in scored], [r["pred"] for r in scored])
+    return {
+        f"{prefix}.validity.accuracy": acc,
+        f"{prefix}.validity.macro_f1": f1,
+        f"n.{prefix}.segments": len(records),
+        f"n.{prefix}.scored": len(scored),
+        f"n.{prefix}.unscored": len(records) - len(scored),
+        f"n.{prefix}.gold_invalid": sum(r["gold"] == "invalid" for r in records),
+        f"n.{prefix}.pred_invalid": sum(r["pred"] == "invalid" for r in scored),
+        f"n.{prefix}.papers": len({r["paper"] for r in records}),
+    }
+
+
+def default_grid() -> list[ValidityParams]:
+    """The offline thresholds searched by :func:`cross_validate`."""
+    grid = []
+    for spec in (True, False):
+        for ov in (0.0, 0.3, 0.5, 0.7):
+            for hits in (2, 3, 5):
+                for nums in (True, False):
+                    grid.append(
+                        ValidityParams(
+                            check_speculative=spec,
+                            min_overlap=ov,
+                            absence_hits=hits,
+                            check_numbers=nums,
+                        )
+                    )
+    return grid
+
+
+async def cross_validate(
+    path: Path, folds: int = 5, grid: list[ValidityParams] | None = None
+) -> dict[str, Any]:
+    """Grouped k-fold over papers: per fold, pick the grid point with the best macro-F1 on the
+    other papers and predict the held-out papers with it; figures pool the held-out predictions.
+    """
+    from prism_review.judge.base import OfflineJudge
+
+    grid = grid or default_grid()
+    runs = [await collect(path, OfflineJudge(), None, ValidateStep(p)) for p in grid]
+    papers = sorted({r["paper"] for r in runs[0]})
+    pooled: list[dict[str, Any]] = []
+    chosen = []
+    for k in range(folds):
+        test = {p for i, p in enumerate(papers) if i % folds == k}
+
+        def f1_on(recs: list[dict[str, Any]], test: set[int] = test) -> float:
+            train = [r for r in recs if r["paper"] not in test]
+            return (
+                accuracy_macro_f1([r["gold"] for r in train], [r["pred"] for r in train])[1] or 0.0
+            )
+
+        best = max(range(len(grid)), key=lambda g: f1_on(runs[g]))
+        chosen.append(asdict(grid[best]))
+        pooled.extend(r for r in runs[best] if r["paper"] in test)
+    out: dict[str, Any] = dict(score(pooled, prefix="revutil_llm_reviews.cv"))
+    out["chosen"] = chosen
     return out
 
 
@@ -128,3 +172,11 @@ def score(
 async def measure(path: Path, judge: Judge, limit: int | None) -> dict[str, float | int | None]:
     """Validity agreement of ``judge`` on the RevUtil LLM-review reliability labels."""
     return score(await collect(Path(path), judge, limit))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    import asyncio
+    import json
+    import sys
+
+    print(json.dumps(asyncio.run(cross_validate(Path(sys.argv[1]))), indent=1))
