@@ -281,11 +281,13 @@ def subgroup_analysis(
     """Subgroup views: ``by_decision`` (accept / reject) and ``by_quality_tier``.
 
     ``by_decision`` appears only when both classes have papers; ``by_quality_tier`` only when
-    some paper has a rating. Null ratings are left out of the tiers unless ``compat`` (K3).
+    some paper has a rating. Null ratings are left out of the tiers, and missing decisions out of
+    the decision split, unless ``compat`` (K3; the reference counts them as 0 / reject).
     """
     out: dict[str, Any] = {}
     acc = [p for p in papers if is_accept(p.decision)]
-    rej = [p for p in papers if not is_accept(p.decision)]
+    # the reference counts a missing decision as reject; by default it is left out
+    rej = [p for p in papers if not is_accept(p.decision) and (compat or p.decision is not None)]
     if acc and rej:
         out["by_decision"] = {
             "accept": describe_subgroup(_pairs(acc, metrics), len(acc)),

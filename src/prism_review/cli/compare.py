@@ -1,0 +1,267 @@
+"""``prism compare --a SYSTEM --b SYSTEM``: is the difference between two systems real?
+
+Reads a run's results log (``<run>/results.jsonl``), keeps rows with status ``ok``, and per
+dimension and metric takes each paper's value per system (the mean over that system's rows for
+the paper, e.g. human = mean over its reviewers). Papers where both systems have a value are
+paired; for each metric it prints mean A, mean B, the difference, its bootstrap 95% CI, the
+Wilcoxon p (Holm-adjusted across the dimension's metrics) and Cliff's δ with its magnitude
+(:mod:`prism_review.metrics.stats`). ``--by decision|tier`` adds the subgroup views.
+Generic over any dimension's metric keys.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import defaultdict
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from prism_review.dimensions.base import ResultRow
+from prism_review.metrics import stats
+
+
+def _metric_keys(dimension: str, rows: list[ResultRow], wanted: list[str] | None) -> list[str]:
+    present: list[str] = []
+    for r in rows:
+        for k, v in r.metrics.items():
+            if isinstance(v, int | float) and not isinstance(v, bool) and k not in present:
+                present.append(k)
+    if wanted:
+        return [k for k in wanted if k in present]
+    try:
+        from prism_review.dimensions.base import get_dimension
+
+        spec = [m.key for m in get_dimension(dimension).metrics]
+    except KeyError:
+        spec = []
+    ordered = [k for k in spec if k in present]
+    return ordered or present
+
+
+def _decision(meta: dict[str, Any]) -> str | None:
+    acc = meta.get("accepted")
+    if isinstance(acc, bool):
+        return "accept" if acc else "reject"
+    d = meta.get("decision")
+    if isinstance(d, dict):
+        d = d.get("raw") or d.get("kind")
+    return str(d) if d else None
+
+
+def _rating(meta: dict[str, Any]) -> float | None:
+    v = meta.get("avg_rating")
+    if isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v):
+        return float(v)
+    return None
+
+
+def paired_papers(
+    rows: list[ResultRow], a: str, b: str, metrics: list[str]
+) -> list[stats.PairedPaper]:
+    """One :class:`~prism_review.metrics.stats.PairedPaper` per paper that both systems judged."""
+    vals: dict[tuple[str, str], dict[str, dict[str, list[float]]]] = defaultdict(
+        lambda: defaultdict(lambda: defaultdict(list))
+    )
+    meta: dict[tuple[str, str], dict[str, Any]] = {}
+    for r in rows:
+        if r.status != "ok" or r.system not in (a, b):
+            continue
+        paper = (r.venue, r.paper_id)
+        meta.setdefault(paper, {}).update({k: v for k, v in r.meta.items() if v is not None})
+        for m in metrics:
+            v = r.metrics.get(m)
+            if v is not None and math.isfinite(float(v)):
+                vals[paper][r.system][m].append(float(v))
+    out = []
+    for paper in sorted(vals):
+        per = vals[paper]
+        if a not in per or b not in per:
+            continue
+        pv: dict[str, tuple[float, float] | None] = {}
+        for m in metrics:
+            va, vb = per[a].get(m), per[b].get(m)
+            pv[m] = (sum(va) / len(va), sum(vb) / len(vb)) if va and vb else None
+        md = meta.get(paper, {})
+        out.append(stats.PairedPaper(pv, _decision(md), _rating(md)))
+    return out
+
+
+def compare_rows(
+    rows: list[ResultRow],
+    a: str,
+    b: str,
+    *,
+    metrics: list[str] | None = None,
+    compat: bool = False,
+    n_bootstrap: int = 10_000,
+) -> dict[str, Any]:
+    """The full comparison per dimension (what ``--json`` prints)."""
+    out: dict[str, Any] = {"a": a, "b": b, "dimensions": {}}
+    by_dim: dict[str, list[ResultRow]] = defaultdict(list)
+    for r in rows:
+        by_dim[r.dimension].append(r)
+    for dim, drows in sorted(by_dim.items()):
+        keys = _metric_keys(dim, [r for r in drows if r.status == "ok"], metrics)
+        papers = paired_papers(drows, a, b, keys)
+        res = stats.full_analysis(papers, keys, n_bootstrap=n_bootstrap)
+        res["subgroups"] = stats.subgroup_analysis(papers, keys, compat=compat)
+        res["metrics"] = keys
+        out["dimensions"][dim] = res
+    return out
+
+
+def _f(v: Any, nd: int = 4) -> str:
+    return "-" if v is None else f"{v:.{nd}f}" if isinstance(v, float) else str(v)
+
+
+def render(result: dict[str, Any], by: str | None) -> str:
+    """Plain-text tables of :func:`compare_rows`' result."""
+    a, b = result["a"], result["b"]
+    lines: list[str] = []
+    head = [
+        "metric",
+        "n",
+        f"mean {a}",
+        f"mean {b}",
+        "diff",
+        "95% CI",
+        "p (Holm)",
+        "delta",
+        "magnitude",
+    ]
+    for dim, res in result["dimensions"].items():
+        lines.append(f"== {dim}: {a} vs {b} ({res['n_papers']} paired papers)")
+        body = []
+        for m in res["metrics"]:
+            r = res["per_metric"][m]
+            if r.get("skipped"):
+                body.append(
+                    [
+                        m,
+                        str(r["n_valid_pairs"]),
+                        "-",
+                        "-",
+                        "-",
+                        "-",
+                        "-",
+                        "-",
+                        "skipped (< 10 pairs)",
+                    ]
+                )
+                continue
+            ci = r["bootstrap_95ci"]
+            sig = "*" if r["significant_after_correction"] else ""
+            body.append(
+                [
+                    m,
+                    str(r["n_valid_pairs"]),
+                    _f(r["mean_a"]),
+                    _f(r["mean_b"]),
+                    f"{r['mean_diff']:+.4f}",
+                    f"[{ci['ci_lower']:+.4f}, {ci['ci_upper']:+.4f}]",
+                    f"{r['adjusted_p']:.4g}{sig}",
+                    f"{r['cliffs_delta']:+.3f}",
+                    r["cliffs_delta_magnitude"],
+                ]
+            )
+        lines.extend(_table(head, body))
+        s = res["summary"]
+        lines.append(
+            f"{a} better: {', '.join(s['a_better']) or '-'}; "
+            f"{b} better: {', '.join(s['b_better']) or '-'}  (* = Holm-adjusted p < 0.05)"
+        )
+        key = {"decision": "by_decision", "tier": "by_quality_tier"}.get(by or "")
+        if key:
+            groups = res["subgroups"].get(key)
+            if not groups:
+                lines.append(
+                    f"(no {by} subgroups: missing {'decisions' if by == 'decision' else 'ratings'})"
+                )
+            for g, gres in (groups or {}).items():
+                lines.append(f"-- {by} = {g} ({gres['n_papers']} papers)")
+                sub = []
+                for m in res["metrics"]:
+                    r = gres[m]
+                    if r.get("skipped"):
+                        sub.append([m, "-", "-", "-", "-", "skipped (< 5 pairs)"])
+                    else:
+                        sub.append(
+                            [
+                                m,
+                                _f(r["mean_a"]),
+                                _f(r["mean_b"]),
+                                f"{r['diff']:+.4f}",
+                                f"{r['cliffs_delta']:+.3f}",
+                                r["magnitude"],
+                            ]
+                        )
+                lines.extend(
+                    _table(["metric", f"mean {a}", f"mean {b}", "diff", "delta", "magnitude"], sub)
+                )
+        lines.append("")
+    return "\n".join(lines)
+
+
+def _table(head: list[str], body: list[list[str]]) -> list[str]:
+    widths = [max(len(x) for x in col) for col in zip(head, *body, strict=True)]
+    fmt = "  ".join(f"{{:<{w}}}" for w in widths)
+    return [fmt.format(*head), fmt.format(*("-" * w for w in widths))] + [
+        fmt.format(*r) for r in body
+    ]
+
+
+def compare(
+    a: Annotated[str, typer.Option("--a", help="System A (e.g. an LLM system id)")],
+    b: Annotated[str, typer.Option("--b", help="System B (e.g. human)")],
+    run: Annotated[Path, typer.Option("--run", help="Run folder or its results.jsonl")] = Path("."),
+    dimension: Annotated[
+        str | None, typer.Option("--dimension", help="Only this dimension")
+    ] = None,
+    venue: Annotated[str | None, typer.Option("--venue", help="Only this venue")] = None,
+    metric: Annotated[
+        list[str] | None, typer.Option("--metric", help="Only these metrics (repeatable)")
+    ] = None,
+    by: Annotated[str | None, typer.Option("--by", help="Subgroup view: decision | tier")] = None,
+    compat: Annotated[
+        bool,
+        typer.Option(
+            "--compat", help="Reference subgroups (null rating = 0, no decision = reject)"
+        ),
+    ] = False,
+    n_bootstrap: Annotated[int, typer.Option("--n-bootstrap")] = 10_000,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the full result as JSON")] = False,
+) -> None:
+    """Paired comparison of two systems per metric: difference, CI, Holm p, Cliff's delta."""
+    from prism_review.pipelines.results import read_results
+
+    if by not in (None, "decision", "tier"):
+        typer.echo("error: --by must be decision or tier", err=True)
+        raise typer.Exit(2)
+    try:
+        rows = read_results(run)
+    except FileNotFoundError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from exc
+    rows = [
+        r
+        for r in rows
+        if (dimension is None or r.dimension == dimension) and (venue is None or r.venue == venue)
+    ]
+    if not rows:
+        typer.echo("error: no result rows match", err=True)
+        raise typer.Exit(1)
+    result = compare_rows(
+        rows, a, b, metrics=metric or None, compat=compat, n_bootstrap=n_bootstrap
+    )
+    if as_json:
+        typer.echo(json.dumps(result, sort_keys=True))
+    else:
+        typer.echo(render(result, by))
+
+
+def register(app: typer.Typer) -> None:
+    """Mount ``prism compare``."""
+    app.command("compare")(compare)
