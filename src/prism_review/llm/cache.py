@@ -81,7 +81,8 @@ class ResponseCache:
             self._db.commit()
             self.writes += 1
 
-    def __len__(self) -> int:
+    def count(self) -> int:
+        """Number of stored replies."""
         with self._lock:
             return int(self._db.execute("SELECT COUNT(*) FROM responses").fetchone()[0])
 

@@ -338,7 +338,7 @@ class LLMJudge:
             "model": self.spec.model, "base_url": self.api.base_url,
             "settings": self.settings.describe(), "epoch": self.epoch,
             "cache": {"enabled": self.cache is not None,
-                      "path": str(self.cache.path) if self.cache else None,
+                      "path": str(self.cache.path) if self.cache is not None else None,
                       "key_version": CACHE_KEY_VERSION},
             "prices": self.prices.source, "versions": versions, "totals": self.stats.as_dict(),
         }

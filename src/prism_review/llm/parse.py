@@ -141,7 +141,9 @@ def _close_truncated(text: str) -> dict[str, Any] | None:
 
 
 def _try_object(candidate: str) -> dict[str, Any] | None:
-    for attempt in (candidate, _drop_trailing_commas(_fix_backslashes(candidate))):
+    # LaTeX first: an unescaped \frac is valid JSON (form feed + "rac"), never what was meant
+    latex_safe = _fix_backslashes(candidate)
+    for attempt in (latex_safe, _drop_trailing_commas(latex_safe)):
         try:
             val = _loads(attempt)
         except json.JSONDecodeError:

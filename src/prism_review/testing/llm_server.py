@@ -200,9 +200,7 @@ class LLMServer:
     def start(self) -> LLMServer:
         """Bind an ephemeral port and serve in a daemon thread."""
         handler = type("_Handler", (_Handler,), {"owner": self})
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        self._httpd.daemon_threads = True
-        self._httpd.request_queue_size = 256
+        self._httpd = _Server(("127.0.0.1", 0), handler)
         self._thread = threading.Thread(target=self._httpd.serve_forever,
                                         kwargs={"poll_interval": 0.05}, daemon=True)
         self._thread.start()
@@ -252,9 +250,22 @@ class LLMServer:
         return str(users[-1]["content"]) if users else ""
 
 
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 512  # the listen backlog: many clients connect at once
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """Clients that hang up (timeouts, faults) are expected; stay quiet about them."""
+        import sys
+
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
 class _Handler(BaseHTTPRequestHandler):
     owner: LLMServer
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # headers and body go out as separate writes
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - silence stderr
         return
@@ -348,3 +359,28 @@ class _Handler(BaseHTTPRequestHandler):
                       "total_tokens": prompt_chars // 4 + len(text) // 4 + 2},
         }
         self._send(200, json.dumps(completion).encode())
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``python -m prism_review.testing.llm_server --latency 0.2``: serve until interrupted.
+
+    Prints the base URL on the first line of stdout (for benchmarks and manual trials).
+    """
+    import argparse
+    import sys
+
+    parser = argparse.ArgumentParser(description="loopback OpenAI-compatible chat server")
+    parser.add_argument("--latency", type=float, default=0.0, help="seconds per reply")
+    args = parser.parse_args(argv)
+    server = LLMServer(latency=args.latency).start()
+    print(server.base_url, flush=True)
+    try:
+        sys.stdin.read()  # serve until stdin closes or the process is interrupted
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.stop()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,102 @@
+"""Token buckets, rate limiters, retry-after parsing and back-off."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from email.utils import formatdate
+
+import pytest
+
+from prism_review.llm.limits import RateLimiter, TokenBucket, backoff_delay, retry_after_seconds
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.t = 0.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+def test_bucket_pinned_values():
+    # the reference client's pinned values: rate 10/s, capacity 100
+    clock = Clock()
+    b = TokenBucket(10, 100, clock=clock)
+    assert b.reserve(30) == 0.0 and b.tokens == 70
+    assert b.reserve(80) == pytest.approx(1.0)  # (80 - 70) / 10
+    assert b.tokens == pytest.approx(-10)
+
+
+def test_bucket_refills_and_caps():
+    clock = Clock()
+    b = TokenBucket(10, 100, clock=clock)
+    b.reserve(100)
+    clock.t = 3.0
+    assert b.reserve(30) == 0.0 and b.tokens == pytest.approx(0)
+    clock.t = 100.0
+    b.reserve(0)
+    assert b.tokens == 100  # never above capacity
+
+
+def test_oversized_request_is_clamped_to_capacity():
+    b = TokenBucket(1, 10, clock=Clock())
+    assert b.reserve(1000) == 0.0 and b.tokens == 0
+
+
+def test_refund_caps_at_capacity():
+    b = TokenBucket(1, 10, clock=Clock())
+    b.reserve(4)
+    b.refund(100)
+    assert b.tokens == 10
+
+
+async def test_rpm_limiter_spaces_requests():
+    lim = RateLimiter(rpm=600)  # 10 per second, burst 600: first 600 free
+    t0 = time.perf_counter()
+    await asyncio.gather(*(lim.acquire(1) for _ in range(600)))
+    assert time.perf_counter() - t0 < 0.5
+    t0 = time.perf_counter()
+    await asyncio.gather(*(lim.acquire(1) for _ in range(3)))  # 3 more at 10/s
+    assert 0.25 <= time.perf_counter() - t0 < 0.8
+
+
+async def test_tpm_limiter_waits_for_tokens_and_settles():
+    lim = RateLimiter(tpm=6000)  # 100 tokens/s
+    await lim.acquire(6000)
+    t0 = time.perf_counter()
+    await lim.acquire(30)
+    assert 0.25 <= time.perf_counter() - t0 < 0.8
+    lim.settle(30, 10)  # 20 unused tokens come back
+    assert lim.tokens is not None and lim.tokens.tokens >= 19
+
+
+def test_disabled_limits():
+    lim = RateLimiter()
+    assert lim.requests is None and lim.tokens is None
+
+
+@pytest.mark.parametrize(
+    ("headers", "expected"),
+    [({}, None), ({"retry-after": "2"}, 2.0), ({"retry-after": "0.25"}, 0.25),
+     ({"retry-after-ms": "1500", "retry-after": "9"}, 1.5), ({"retry-after": "soon"}, None)],
+)
+def test_retry_after(headers, expected):
+    assert retry_after_seconds(headers) == expected
+
+
+def test_retry_after_http_date():
+    got = retry_after_seconds({"retry-after": formatdate(time.time() + 30, usegmt=True)})
+    assert got is not None and 27 <= got <= 31
+
+
+def test_backoff_is_exponential_with_jitter_and_capped():
+    rng = random.Random(1)
+    for attempt, top in [(1, 1.0), (2, 2.0), (3, 4.0), (4, 8.0)]:
+        values = [backoff_delay(attempt, 1.0, 60.0, rng=rng) for _ in range(200)]
+        assert min(values) >= top / 2 and max(values) <= top
+        assert max(values) - min(values) > top / 4  # jittered, not constant
+    assert backoff_delay(20, 1.0, 60.0, rng=rng) <= 60.0
+    assert backoff_delay(1, 1.0, 60.0, retry_after=7.5) == 7.5
+    assert backoff_delay(1, 1.0, 5.0, retry_after=100) == 5.0

@@ -1,0 +1,110 @@
+"""Lenient reply parsing and strict response schemas."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import BaseModel
+
+from prism_review.llm.parse import (
+    ReplyParseError,
+    parse_json_object,
+    response_schema,
+    schema_name,
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('{"a": 1}', {"a": 1}),
+        ('```json\n{"a": 1}\n```', {"a": 1}),
+        ('Here you go:\n```\n{"a": [1, 2]}\n```\nAnything else?', {"a": [1, 2]}),
+        ('Sure! The answer is {"a": "b"} as requested.', {"a": "b"}),
+        ('{"a": 1, "b": [1, 2,],}', {"a": 1, "b": [1, 2]}),
+        ('<think>maybe {"a": 0}</think>{"a": 2}', {"a": 2}),
+        ('{"a": "line one\nline two"}', {"a": "line one\nline two"}),  # raw newline in string
+        ('{"a": "uses, commas,]"}', {"a": "uses, commas,]"}),  # commas inside strings untouched
+        ("prose {not json} then {\"ok\": true}", {"ok": True}),
+        ('[1, 2] and {"x": 1}', {"x": 1}),
+    ],
+)
+def test_lenient_forms(text, expected):
+    assert parse_json_object(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("latex", "meaning"),
+    [
+        (r"\frac{a}{b}", r"\frac{a}{b}"),
+        (r"\beta + \alpha", r"\beta + \alpha"),
+        (r"\nabla f \neq 0", r"\nabla f \neq 0"),
+        (r"\theta \times \textbf{x}", r"\theta \times \textbf{x}"),
+        (r"\mathcal{O}(n \log n)", r"\mathcal{O}(n \log n)"),
+        (r"\underline{x} \%", r"\underline{x} \%"),
+    ],
+)
+def test_unescaped_latex_backslashes_are_kept_literally(latex, meaning):
+    assert parse_json_object('{"m": "' + latex + '"}') == {"m": meaning}
+
+
+def test_real_escapes_still_work():
+    assert parse_json_object(r'{"a": "x\ny\t\"q\" \u00e9 \\frac"}') == {
+        "a": 'x\ny\t"q" é \\frac'}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('{"a": 1, "b": "unfinished', {"a": 1, "b": "unfinished"}),
+        ('{"a": 1, "b": [1, 2', {"a": 1, "b": [1, 2]}),
+        ('{"a": 1, "ke', {"a": 1}),
+        ('{"a": 1, "b":', {"a": 1, "b": None}),
+        ('{"a": {"b": {"c": [{"d": 1}, {"e": "x', {"a": {"b": {"c": [{"d": 1}, {"e": "x"}]}}}),
+        ('```json\n{"a": [1, 2, 3', {"a": [1, 2, 3]}),
+        ("{", {}),
+    ],
+)
+def test_truncated_tails(text, expected):
+    assert parse_json_object(text) == expected
+
+
+@pytest.mark.parametrize("text", ["", "   ", None, "no json here", "[1, 2, 3]", "{]"])
+def test_unrecoverable_raises(text):
+    with pytest.raises(ReplyParseError):
+        parse_json_object(text)
+
+
+class Inner(BaseModel):
+    name: str
+    weight: float = 1.0
+
+
+class Outer(BaseModel):
+    items: list[Inner]
+    note: str | None = None
+    default: int = 0  # a field literally called "default" must survive
+
+
+class Loose(BaseModel):
+    extra: dict[str, int]
+
+
+def test_strict_schema_closes_objects_and_requires_all():
+    schema, strict = response_schema(Outer)
+    assert strict
+    assert schema["additionalProperties"] is False
+    assert sorted(schema["required"]) == ["default", "items", "note"]
+    assert "default" in schema["properties"]
+    inner = schema["$defs"]["Inner"]
+    assert inner["additionalProperties"] is False and inner["required"] == ["name", "weight"]
+    assert "default" not in inner["properties"]["weight"]
+
+
+def test_free_form_dicts_cannot_be_strict():
+    _, strict = response_schema(Loose)
+    assert not strict
+
+
+def test_schema_name():
+    assert schema_name("depth.segment") == "depth_segment"
+    assert len(schema_name("x" * 100)) == 64
