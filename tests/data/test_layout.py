@@ -139,6 +139,9 @@ def test_load_reviews_per_system(root: Path) -> None:
     (root / "ICLR_2024" / "sea" / "p2.txt").unlink()
     assert layout.load_reviews("ICLR2024", "p2", "sea") == []
     assert layout.load_reviews("ICLR2024", "p1", "my_reviewer")[0].system == "my_reviewer"
+    for spelling in ("tree", "TreeReview", "treereview"):
+        assert layout.load_reviews("ICLR2024", "p1", spelling)[0].system == "treereview"
+    assert layout.system_dir("ICLR2024", "TreeReview").name == "tree"
     with pytest.raises(KeyError):
         layout.load_reviews("ICLR2024", "p1", "no_such_system")
 

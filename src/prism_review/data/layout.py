@@ -215,6 +215,7 @@ class EvalLayout:
         """The folder of ``system`` in ``venue`` (a BYO folder is discovered on first use);
         ``KeyError`` for a system that is neither registered nor a folder here."""
         vdir = self.venue_dir(venue)
+        system = _builtin_id(system)
         if system in ADAPTERS:
             return vdir / SYSTEMS[system].folder
         try:
@@ -270,8 +271,12 @@ class EvalLayout:
         )
 
     def load_reviews(self, venue: str, paper_id: str, system: str) -> list[Review]:
-        """Reviews of ``paper_id`` by ``system`` ([] when the system has no file for it)."""
+        """Reviews of ``paper_id`` by ``system`` ([] when the system has no file for it).
+
+        ``system`` is an id, a folder or a label (``treereview``, ``tree``, ``TreeReview``).
+        """
         vid = get_venue(venue).id
+        system = _builtin_id(system)
         if system in ADAPTERS:
             folder = self.venue_dir(venue) / SYSTEMS[system].folder
             path = find_review_file(folder, system, paper_id) if folder.is_dir() else None
@@ -319,6 +324,17 @@ class EvalLayout:
             "avg_rating_norm": mean(norms) if norms else None,
             "n_human_ratings": len(ratings),
         }
+
+
+def _builtin_id(system: str) -> str:
+    """The built-in id for any spelling of a built-in system; other names unchanged."""
+    if system in ADAPTERS:
+        return system
+    try:
+        spec = get_system(system)
+    except KeyError:
+        return system
+    return spec.id if spec.id in ADAPTERS else system
 
 
 def byo_systems(vdir: Path) -> list[str]:

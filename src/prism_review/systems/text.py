@@ -9,7 +9,8 @@
 | flaws | Summary, Weaknesses, Questions, Limitations when substantive | ICLR2024: Summary, Weaknesses, Questions; ICLR2025/26: + Limitations when substantive; ICML: every rubric field; NeurIPS: Summary, Strengths (labelled as possibly holding weaknesses), Weaknesses, Questions, Limitations when substantive |
 | constructiveness | every text section, Summary/Strengths/Weaknesses/Questions first | every text field, the same four first |
 
-Sections are matched by *family* (``Summary Of The Paper`` is a summary, ``Questions For The
+ICML's flaw formatter is described as "10 rubric fields" without the list; every rubric text
+field is used (the same in compat mode). Sections are matched by *family* (``Summary Of The Paper`` is a summary, ``Questions For The
 Authors`` are questions; see :func:`prism_review.systems.parsing.family`). Section boundaries
 are every recognised section header (the REC fix of risk D3). Shared fallback: when none of the
 wanted sections exists, the whole review text (after ``</think>``) is used.
