@@ -298,3 +298,51 @@ def pool(unit: WorkUnit, compat: bool) -> list[tuple[str, Review, str]]:
         if text.strip():
             out.append((pid, r, text))
     return out
+
+
+def reference_records(rows: Iterable[ResultRow]) -> dict[tuple[str, str], list[dict[str, Any]]]:
+    """The original per-paper record shape, per (venue, pairing), from flaws result rows.
+
+    ``{(venue, llm system): [{paper_id, metrics_report: {cfi, cps}}]}`` with reviewer ids as in
+    the pool (``Human_k``, ``LLM_Reviewer``), ready for
+    :func:`prism_review.metrics.flaws.aggregate_records` (per-slot Human_k and Human_avg rows,
+    the reference's per-(venue, LLM) tables). Human-only bank rows use the pairing ``human``.
+    """
+    papers: dict[tuple[str, str, str], list[ResultRow]] = {}
+    for r in rows:
+        if r.dimension != "flaws" or r.status != "ok":
+            continue
+        papers.setdefault((r.venue, r.pairing or HUMAN, r.paper_id), []).append(r)
+    out: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for (venue, pairing, pid), prow in papers.items():
+        gt = prow[0].extracted.get("ground_truth") or {}
+        cfi_rows, cps_rows = [], []
+        for r in prow:
+            m, rid = r.metrics, r.extracted.get("pool_id", r.reviewer_id)
+            cfi_rows.append(
+                {
+                    "Reviewer_ID": rid,
+                    "Critical_Recall": m.get("critical_recall"),
+                    "Minor_Recall": m.get("minor_recall"),
+                    "Critical_Recall_ConsensusWeighted": m.get("critical_recall_cw"),
+                    "Minor_Recall_ConsensusWeighted": m.get("minor_recall_cw"),
+                    "Total_Valid_Flaws_Found": m.get("n_valid_found"),
+                }
+            )
+            if m.get("ncps") is not None:
+                cps_rows.append(
+                    {
+                        "Reviewer_ID": rid,
+                        "Raw_CPS": m.get("raw_cps"),
+                        "ICPS": m.get("icps"),
+                        "nCPS": m.get("ncps"),
+                        "CPS_norm": m.get("cps_norm"),
+                        "Total_Arguments": m.get("n_mentions"),
+                    }
+                )
+        report = {
+            "cfi": {"Ground_Truth_Summary": gt, "Reviewer_Rankings": cfi_rows},
+            "cps": {"Reviewer_Rankings": cps_rows},
+        }
+        out.setdefault((venue, pairing), []).append({"paper_id": pid, "metrics_report": report})
+    return out
