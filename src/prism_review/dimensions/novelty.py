@@ -233,7 +233,8 @@ class NoveltyDimension(Dimension):
         if unit.system == HUMAN and mode == "panel_concat":
             texts = [(PANEL_ID, _panel_text(unit.reviews, unit.venue, ctx.compat))]
         else:
-            texts = [(r.reviewer_id, _review_text(r, ctx.compat)) for r in unit.reviews]
+            # compat text needs the raw file; without it (e.g. in-memory reviews) use the clean text
+            texts = [(r.reviewer_id, _review_text(r, ctx.compat) or _review_text(r, False)) for r in unit.reviews]
         shared = {
             "human_aggregation": mode if unit.system == HUMAN else None,
             "paper_side": {k: side_rec["side"][k] for k in ("core_task", "contributions", "key_terms")}

@@ -1,0 +1,48 @@
+"""``prism evaluate --dimension novelty`` offline on the bundled demo (local index built on first use)."""
+
+import json
+
+import pytest
+
+from prism_review.dimensions.base import get_dimension
+from prism_review.pipelines.runner import EvalOptions, run_evaluation
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    return tmp_path / "cache"
+
+
+async def test_demo_offline_run(tmp_path, cache):
+    opts = EvalOptions(out=tmp_path / "run", dimensions=["novelty"], judge="offline", limit=3)
+    res = await run_evaluation(opts)
+    assert res.units_failed == 0
+    rows = [json.loads(line) for line in (tmp_path / "run" / "results.jsonl").read_text().split("\n") if line.strip()]
+    assert rows and all(r["dimension"] == "novelty" for r in rows)
+    idx = list((cache / "prism-review" / "novelty-index").glob("*/prism_index.json"))
+    assert len(idx) == 1 and json.loads(idx[0].read_text())["documents"] > 0
+    # one pool per paper, identical for every system (N7)
+    pools = {}
+    for r in rows:
+        pools.setdefault(r["paper_id"], set()).add(json.dumps(r["extracted"]["pool"], sort_keys=True))
+    assert all(len(v) == 1 for v in pools.values())
+    scored = [r for r in rows if r["metrics"].get("ns") is not None]
+    assert scored, "some review should have a scored novelty claim"
+    for r in scored:
+        m = r["metrics"]
+        assert 0.0 <= m["ns"] <= 1.0 and m["has_claim"] == 1
+        finals = [f for f in r["extracted"]["final_scores"] if f is not None]
+        assert abs(m["ns"] - (sum(finals) / len(finals) + 2) / 4) < 1e-9
+    for r in rows:
+        if r["metrics"]["n_claims"] == 0:
+            assert r["metrics"]["ns"] is None  # N6: claim-less reviews are not scored 0.5
+    # a resumed run recomputes nothing
+    again = await run_evaluation(opts)
+    assert again.units_skipped == again.units_done
+
+
+def test_describe_records_human_aggregation():
+    d = get_dimension("novelty").describe()
+    assert d["human_aggregation"] == "per_review_mean"
+    assert d["human_aggregation_modes"] == ["per_review_mean", "panel_concat"]
