@@ -55,8 +55,8 @@ class S2Server:
 
     @property
     def base_url(self) -> str:
-        host, port = self.httpd.server_address[:2]
-        return f"http://{host}:{port}/graph/v1"
+        port = self.httpd.server_address[1]
+        return f"http://127.0.0.1:{port}/graph/v1"
 
     def __enter__(self) -> S2Server:
         self.thread.start()
