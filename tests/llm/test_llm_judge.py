@@ -235,8 +235,25 @@ async def test_stats_usage_cost_and_describe(llm_server, loopback_judge):
     info = judge.describe()
     assert info["judge"].startswith("openai-compatible/gpt-4o-mini@http://127.0.0.1")
     assert info["settings"]["max_tokens"] == 4096 and info["versions"]["openai"]
-    assert info["totals"]["calls"] == 1 and info["cache"]["enabled"]
+    run = judge.runtime()
+    assert run["totals"]["calls"] == 1 and run["cache"]["enabled"]
+    assert run["transport"]["concurrency"] == 8
     assert req.body["model"] == "gpt-4o-mini"
+
+
+def test_describe_is_stable_and_free_of_transport_details(tmp_path):
+    """The runner hashes describe(): limits, paths and totals must not change it."""
+    a = make_judge("openai-compatible/m@http://127.0.0.1:9/v1", cache_dir=tmp_path / "a",
+                   concurrency=2, rpm=10, timeout=5, api_key="k1")
+    b = make_judge("openai-compatible/m@http://127.0.0.1:9/v1", cache_dir=tmp_path / "b",
+                   concurrency=9, timeout=50, max_errors=3, api_key="k2")
+    assert a.describe() == b.describe()
+    c = make_judge("openai-compatible/m@http://127.0.0.1:9/v1", no_cache=True,
+                   steps={"depth": {"max_tokens": 10}})
+    assert c.describe() != a.describe()
+    assert c.describe()["settings"]["steps"]["depth"]["max_tokens"] == 10
+    assert make_judge("openai-compatible/m@http://127.0.0.1:9/v1", no_cache=True,
+                      temperature=0.5).describe() != a.describe()
 
 
 async def test_price_table_override(llm_server, loopback_judge, tmp_path):

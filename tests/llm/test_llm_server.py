@@ -12,7 +12,7 @@ from prism_review.llm.parse import response_schema
 from prism_review.testing.llm_server import Fault, LLMServer
 from prism_review.testing.schema_echo import example_for_schema
 
-from ._steps import LabelIn, LabelStep, LabelOut
+from ._steps import LabelIn, LabelOut, LabelStep
 
 
 def _client(server):

@@ -135,7 +135,7 @@ def test_judge_uses_config_file(tmp_path, monkeypatch):
     monkeypatch.setenv("PRISM_TIMEOUT", "7")
     judge = make_judge("openai-compatible/m@http://127.0.0.1:9/v1", config_path=p,
                        no_cache=True, concurrency=5)
-    info = judge.describe()["settings"]
+    info = judge.runtime()["transport"]
     assert info["concurrency"] == 5 and info["timeout"] == 7.0
     assert info["config_file"] == str(p)
     assert judge.settings.for_step("test.label")["max_tokens"] == 99

@@ -326,7 +326,12 @@ class LLMJudge:
 
     # -- manifest -------------------------------------------------------------------------
     def describe(self) -> dict[str, Any]:
-        """Judge, model, settings, cache, prices, versions and totals (never keys)."""
+        """What defines this judge's results, for the run manifest and its config hash.
+
+        Judge, provider, model, result-affecting settings (temperature, token caps, per-step
+        overrides, seed, epoch), cache-key version and library versions — never keys, paths,
+        limits, concurrency or live totals (see :meth:`runtime` for those).
+        """
         versions: dict[str, str | None] = {}
         for dist in ("prism-review", "openai"):
             try:
@@ -335,12 +340,17 @@ class LLMJudge:
                 versions[dist] = None
         return {
             "judge": self.name, "mode": self.mode, "provider": self.spec.provider,
-            "model": self.spec.model, "base_url": self.api.base_url,
-            "settings": self.settings.describe(), "epoch": self.epoch,
+            "model": self.spec.model, "settings": self.settings.result_settings(),
+            "epoch": self.epoch, "cache_key_version": CACHE_KEY_VERSION, "versions": versions,
+        }
+
+    def runtime(self) -> dict[str, Any]:
+        """How the run was carried out: server, limits, retries, cache, prices and totals."""
+        return {
+            "base_url": self.api.base_url, "transport": self.settings.transport(),
             "cache": {"enabled": self.cache is not None,
-                      "path": str(self.cache.path) if self.cache is not None else None,
-                      "key_version": CACHE_KEY_VERSION},
-            "prices": self.prices.source, "versions": versions, "totals": self.stats.as_dict(),
+                      "path": str(self.cache.path) if self.cache is not None else None},
+            "prices": self.prices.source, "totals": self.stats.as_dict(),
         }
 
     async def aclose(self) -> None:

@@ -209,10 +209,20 @@ class Settings:
                 out["temperature"] = float(step_temperature)
         return out
 
-    def describe(self) -> dict[str, Any]:
-        """The effective global settings and where per-step overrides come from."""
-        fields = [f for f in DEFAULTS if f not in ("retry_base",)]
+    def result_settings(self) -> dict[str, Any]:
+        """What changes results: global temperature/max_tokens/seed and every step override."""
+        prefixes = sorted({p for layer in self.layers for p in layer.steps})
+        return {
+            "temperature": self.for_step("")["temperature"],
+            "max_tokens": self.for_step("")["max_tokens"],
+            "seed": self.get("seed"),
+            "steps": {p: self.for_step(p) for p in prefixes},
+        }
+
+    def transport(self) -> dict[str, Any]:
+        """What does not change results: limits, retries, timeout, config file, price file."""
+        fields = ("concurrency", "rpm", "tpm", "timeout", "max_errors", "max_retries",
+                  "retry_base", "retry_max", "prices")
         info: dict[str, Any] = {f: self.get(f) for f in fields}
         info["config_file"] = self.config_path
-        info["step_overrides"] = {layer.name: layer.steps for layer in self.layers if layer.steps}
         return info
