@@ -122,3 +122,10 @@ def test_reviews_json_as_object_with_reviews_key(tmp_path: Path) -> None:
     # ICML scale 1..5: (4-1)/4
     assert rec.reviews[0].scores["Overall Recommendation"] == pytest.approx(0.75)
     assert rec.paper.venue == "ICML2025"
+
+
+def test_row_group_size_estimate_follows_projection(corpus_parquet: Path) -> None:
+    full = CorpusReader(corpus_parquet)
+    meta = CorpusReader(corpus_parquet, columns=METADATA_COLUMNS)
+    assert full.num_row_groups == 3 and full.num_rows == 7 and len(full.file_columns) == 31
+    assert 0 < meta.max_row_group_mb() < full.max_row_group_mb()

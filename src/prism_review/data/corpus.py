@@ -136,6 +136,20 @@ class CorpusReader:
         """Row groups in the file."""
         return int(self._file.num_row_groups)
 
+    def max_row_group_mb(self) -> float:
+        """Largest uncompressed size (MB) of the projected columns in one row group.
+
+        pyarrow decodes a row group's column chunks as a unit, so the scan's peak memory grows
+        with this figure (about 1.5–3× it, see ``benchmarks/README.md``), not with the file size.
+        """
+        meta = self._file.metadata
+        idx = [i for i in range(meta.num_columns) if meta.schema.column(i).name in self.columns]
+        sizes = [
+            sum(meta.row_group(g).column(i).total_uncompressed_size for i in idx)
+            for g in range(meta.num_row_groups)
+        ]
+        return max(sizes, default=0) / 2**20
+
     @property
     def num_rows(self) -> int:
         """Rows in the file (before filtering), from the footer."""

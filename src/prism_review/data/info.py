@@ -87,10 +87,12 @@ def describe(path: Path) -> dict[str, Any]:
         from prism_review.data.sampling import decision_class
 
         reader = CorpusReader(path, columns=["paper_id"], batch_size=8192)
+        full = CorpusReader(path)
         counts: Counter[str] = Counter()
         for rec in reader:
             counts[f"{rec.paper.venue} {decision_class(rec.paper.decision)}"] += 1
         facts.update(rows=reader.num_rows, row_groups=reader.num_row_groups, columns=len(reader.file_columns),
+                      largest_row_group_mb=round(full.max_row_group_mb(), 1),
                       by_venue_decision=dict(sorted(counts.items())), problems=reader.skips.summary())  # fmt: skip
     elif kind == "venue-folder":
         from prism_review.data.venue_folder import VenueFolder
