@@ -46,6 +46,11 @@ _RULES: list[tuple[str, tuple[int, str]]] = [
         r"|efficien|expensive",
         (3, "Scalability & Complexity Concerns"),
     ),
+    (
+        r"incremental|marginal (improvement|contribution|novelty)",
+        (1, "Incremental Contribution Only"),
+    ),
+    (r"novel|novelty|original", (1, "Limited Novelty")),
     (r"recent (work|papers|methods|approaches)|concurrent", (5, "Missing Recent/Concurrent Works")),
     (r"\bbaselines?\b|state[- ]of[- ]the[- ]art|\bsota\b", (4, "Missing/Weak Baselines")),
     (
@@ -62,11 +67,6 @@ _RULES: list[tuple[str, tuple[int, str]]] = [
         r"\bdatasets?\b|\bbenchmarks?\b|data sets?|synthetic data|small-scale",
         (4, "Limited/Biased Datasets"),
     ),
-    (
-        r"incremental|marginal (improvement|contribution|novelty)",
-        (1, "Incremental Contribution Only"),
-    ),
-    (r"novel|novelty|original", (1, "Limited Novelty")),
     (r"assum", (6, "Strong/Unrealistic Assumptions")),
     (
         r"\bproofs?\b|theorem|lemma|\bbounds?\b|theoretical|convergence|guarantee",
