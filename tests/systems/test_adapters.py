@@ -254,3 +254,93 @@ def test_truncated_json_names_the_file(tmp_path: Path) -> None:
         with pytest.raises(DataError, match="invalid JSON") as info:
             mod.load(path, "p", "ICLR2025")
         assert info.value.path == str(path)
+
+
+# DeepReviewer's own raw output shape: a reasoning preamble, the simulated reviewers inside
+# \boxed_simreviewers{...} separated by ********** lines, then a verification block and the
+# final review.
+DEEP_RAW = """I will use Standard Mode for comprehensive thinking. I will simulate 2 reviewers.
+
+\\boxed_simreviewers{
+## Reviewer 1
+
+### Summary
+
+The paper proposes sparse adapters.
+
+### Soundness
+
+3 good
+
+### Weaknesses
+
+#### comment
+
+- No latency numbers.
+
+### Rating
+
+6: marginally above the acceptance threshold
+
+**********
+
+## Reviewer 2
+
+### Summary
+
+Second view.
+
+**********
+
+}
+
+I have finished generating simulated reviews. Next, verification:
+
+\\boxed_verification{
+**Review 1 Weaknesses:**
+1. Weakness Statement: "No latency numbers." Validity status: Valid
+}
+
+\\boxed_review{
+## Summary:
+Final merged review.
+}
+"""
+
+
+def test_deepreview_real_raw_text_shape(tmp_path: Path) -> None:
+    data = {"paper_id": "p", "generated_review": [{"raw_text": DEEP_RAW, "reviews": []}]}
+    (r,) = deepreview.load(_json(tmp_path, "p.json", data), "p", "ICLR2026")
+    assert r.extra["layout"] == "B"
+    assert [s.name for s in r.sections] == ["Summary", "Soundness", "Weaknesses", "Rating"]
+    assert r.section("Weaknesses") == "#### comment\n\n- No latency numbers."
+    assert r.section("Rating") == "6: marginally above the acceptance threshold"  # no ****, no }
+    second = r.extra["simulated_reviewers"][1]["text"]
+    assert second == "### Summary\n\nSecond view."  # verification and final review not swallowed
+    assert len(r.extra["simulated_reviewers"]) == 2
+
+
+def test_cyclereview_content_with_trailing_meta_review(tmp_path: Path) -> None:
+    content = (
+        f"{S.CYCLE_R1}\n**********\n{S.CYCLE_R2}\n**********\n"
+        "## Meta Review\nThe reviewers disagree.\n\n## Paper Decision\nReject"
+    )
+    data = {"generated_review": {"content": content}}
+    (r,) = cyclereview.load(_json(tmp_path, "p.json", data), "p", "ICLR2025")
+    texts = [x["text"] for x in r.extra["simulated_reviewers"]]
+    assert len(texts) == 2 and all("Meta Review" not in t and "Reject" not in t for t in texts)
+    assert cyclereview.content_blocks("part one\n*****\npart two") == ["part one", "part two"]
+
+
+def test_cyclereview_reviews_given_as_objects(tmp_path: Path) -> None:
+    data = {
+        "generated_review": {
+            "reviews": [{"summary": "S.", "weaknesses": ["w1", "w2"], "rating": 5}]
+        }
+    }
+    (r,) = cyclereview.load(_json(tmp_path, "p.json", data), "p", "ICLR2025")
+    assert [(s.name, s.text) for s in r.sections] == [
+        ("summary", "S."),
+        ("weaknesses", "w1\nw2"),
+        ("rating", "5"),
+    ]

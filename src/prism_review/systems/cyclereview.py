@@ -13,34 +13,35 @@ part with text (it carries every section, Strengths included), else ``reviews[0]
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
 from prism_review.data.errors import DataError
 from prism_review.records import Review, Section
 from prism_review.systems.base import llm_review, parse_json, read_text, without_think
-from prism_review.systems.parsing import split_hash_sections, strip_rules
+from prism_review.systems.human import field_text
+from prism_review.systems.parsing import (
+    SEPARATOR,
+    reviewer_blocks,
+    split_hash_sections,
+    strip_rules,
+)
 
 SYSTEM = "cyclereview"
 
-_SEPARATOR = re.compile(r"^[ \t]*\*{5,}[ \t]*$", re.M)
-_REVIEWER_LINE = re.compile(r"^[ \t]*#{1,3}[ \t]*Reviewer\b[^\n]*\n?", re.M | re.I)
-
 
 def content_blocks(content: str) -> list[str]:
-    """The reviewer parts of ``content``, split at ``*****`` lines, ``## Reviewer`` line removed."""
-    out = []
-    for part in _SEPARATOR.split(content):
-        text = strip_rules(_REVIEWER_LINE.sub("", part, count=1)).strip()
-        if text:
-            out.append(text)
-    return out
+    """The simulated reviewers of ``content``: its ``## Reviewer`` blocks (each ending at a
+    ``*****`` line or a top-level heading such as ``## Meta Review``); without such headings,
+    the non-empty parts between ``*****`` lines."""
+    if reviewer_blocks(content):
+        return [text for _, text in reviewer_blocks(content) if text]
+    return [t for t in (strip_rules(p).strip() for p in SEPARATOR.split(content)) if t]
 
 
 def first_content_part(content: str) -> str:
     """``content`` up to the first ``**********`` line (the original DoA rule)."""
-    return _SEPARATOR.split(content, maxsplit=1)[0].strip()
+    return SEPARATOR.split(content, maxsplit=1)[0].strip()
 
 
 def generated(path: Path, data: Any) -> dict[str, Any]:
@@ -69,12 +70,15 @@ def generated(path: Path, data: Any) -> dict[str, Any]:
 
 
 def _strings(values: Any) -> list[str]:
+    """Non-empty review texts of a list: strings as they are, objects rendered as ``### Key``
+    sections of their text-valued fields."""
     out = []
     for v in values or []:
         if isinstance(v, str) and v.strip():
             out.append(v)
         elif isinstance(v, dict):
-            text = next((x for x in v.values() if isinstance(x, str) and x.strip()), None)
+            parts = [(str(k), field_text(x)) for k, x in v.items()]
+            text = "\n\n".join(f"### {k}\n{t.strip()}" for k, t in parts if t and t.strip())
             if text:
                 out.append(text)
     return out

@@ -15,39 +15,21 @@ text}``) with ``extra["layout"]``, ``extra["meta_review"]`` and ``extra["decisio
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
 from prism_review.data.errors import DataError
 from prism_review.records import Review
 from prism_review.systems.base import llm_review, parse_json, read_text, without_think
-from prism_review.systems.parsing import LLM_SCALES, family, split_hash_sections, strip_rules
+from prism_review.systems.parsing import (
+    LLM_SCALES,
+    family,
+    reviewer_blocks,
+    split_hash_sections,
+)
 from prism_review.venues import leading_number
 
 SYSTEM = "deepreview"
-
-_REVIEWER_HEAD = re.compile(
-    r"^[ \t]*#{1,3}[ \t]*\**Reviewer[ \t]*#?(?P<n>\d+)?[^\n]*$", re.M | re.I
-)
-_TOP_HEAD = re.compile(r"^[ \t]*#{1,2}[ \t]+\S[^\n]*$", re.M)
-
-
-def reviewer_blocks(text: str) -> list[tuple[str, str]]:
-    """``(reviewer number or "", block text)`` for each ``## Reviewer N`` heading of ``text``.
-
-    A block runs to the next top-level (``#``/``##``) heading, so a trailing ``## Meta Review``
-    is not swallowed by the last reviewer.
-    """
-    heads = list(_REVIEWER_HEAD.finditer(text))
-    blocks = []
-    for i, m in enumerate(heads):
-        stop = heads[i + 1].start() if i + 1 < len(heads) else len(text)
-        nxt = _TOP_HEAD.search(text, m.end(), stop)
-        if nxt and not _REVIEWER_HEAD.match(nxt.group(0)):
-            stop = nxt.start()
-        blocks.append((m.group("n") or "", strip_rules(text[m.end() : stop]).strip()))
-    return blocks
 
 
 def _items(path: Path, data: Any) -> list[dict[str, Any]]:

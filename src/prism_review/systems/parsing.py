@@ -231,3 +231,31 @@ def read_section_scores(
 
 #: values that mean "no answer" in human review fields
 SKIP_VALUES = frozenset({"", "none", "none.", "n/a", "n/a.", "na", "na.", "tbd", "-", "--", "nan"})
+
+
+_REVIEWER_HEAD = re.compile(
+    r"^[ \t]*#{1,3}[ \t]*\**Reviewer[ \t]*#?(?P<n>\d+)?[^\n]*$", re.M | re.I
+)
+_BLOCK_END = re.compile(
+    r"^[ \t]*(?:#{1,2}[ \t]+\S[^\n]*|\*{5,}[ \t]*|\}[ \t]*|\\boxed_\w+\{?[^\n]*)$", re.M
+)
+SEPARATOR = re.compile(r"^[ \t]*\*{5,}[ \t]*$", re.M)
+
+
+def reviewer_blocks(text: str) -> list[tuple[str, str]]:
+    """``(reviewer number or "", text)`` for each ``## Reviewer N`` heading of ``text``.
+
+    A block ends at the next reviewer heading, a top-level (``#``/``##``) heading such as
+    ``## Meta Review``, a ``*****`` separator line, a lone ``}`` or a ``\\boxed_…`` marker line
+    (DeepReviewer wraps its simulated reviewers in ``\\boxed_simreviewers{…}`` followed by a
+    verification block), so nothing after the review proper is swallowed.
+    """
+    heads = list(_REVIEWER_HEAD.finditer(text))
+    blocks = []
+    for i, m in enumerate(heads):
+        stop = heads[i + 1].start() if i + 1 < len(heads) else len(text)
+        end = _BLOCK_END.search(text, m.end(), stop)
+        if end:
+            stop = end.start()
+        blocks.append((m.group("n") or "", strip_rules(text[m.end() : stop]).strip()))
+    return blocks

@@ -15,8 +15,7 @@ from typing import Any
 
 from prism_review.records import Review
 from prism_review.systems.cyclereview import content_blocks, first_content_part
-from prism_review.systems.deepreview import reviewer_blocks
-from prism_review.systems.parsing import norm_name, strip_rules, strip_think
+from prism_review.systems.parsing import norm_name, reviewer_blocks, strip_rules, strip_think
 from prism_review.systems.reviewer2 import split_header
 
 _GENERIC_SCORES = {"Soundness", "Presentation", "Contribution", "Confidence", "Rating"}
