@@ -77,6 +77,7 @@ def test_human_neurips_lists_joined_and_yes_skipped(tmp_path: Path) -> None:
     assert r.section("Questions") == "Which seeds?\nLatency?"
     assert r.scores["Rating"] == pytest.approx(0.6)  # (4-1)/(6-1)
     assert "Ethical Concerns" in r.extra["meta"]
+    assert r.extra["strengths_may_contain_weaknesses"] is True
 
 
 def test_human_string_review_and_malformed_entries(tmp_path: Path) -> None:

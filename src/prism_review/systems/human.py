@@ -113,6 +113,10 @@ def human_review(
     extra: dict[str, Any] = {"fields": fields, **({"meta": meta} if meta else {})}
     if "Review ID" in fields:
         extra["review_id"] = fields["Review ID"]
+    names = {family(s.name) for s in sections}
+    if venue.id == "NeurIPS2025" and "strengths" in names and "weaknesses" not in names:
+        # NeurIPS 2025 reviews sometimes put the weaknesses in Strengths and leave Weaknesses empty
+        extra["strengths_may_contain_weaknesses"] = True
     return Review(
         paper_id=paper_id,
         venue=venue.id,
