@@ -124,7 +124,12 @@ def bench_offline() -> dict[str, Any]:
 
 
 def bench_disapere() -> dict[str, Any]:
-    from prism_review.judge.novelty.cues import REFERENCE_CUE, offline_score, offline_stance, stance_of
+    from prism_review.judge.novelty.cues import (
+        REFERENCE_CUE,
+        offline_score,
+        offline_stance,
+        stance_of,
+    )
 
     out: dict[str, Any] = {}
     for split in ("train", "dev"):
