@@ -122,3 +122,19 @@ def test_load_comments_keys_and_merge(tmp_path: Path) -> None:
     path.write_text("\n".join(json.dumps(x) for x in lines) + "\n")
     by_id, merged = load_comments(path)
     assert merged == 1 and len(by_id["x__surface"]) == 2 and by_id["y__experimental"] == []
+
+
+def test_prefilter_gives_the_reference_result(rows: list[PerturbationRow]) -> None:
+    """score_row (with the character-count pre-filter) equals the metrics module's score_review."""
+    from prism_review.metrics.perturbation import score_review
+    from prism_review.tasks.perturbation import score_row
+
+    hand = comments_for(rows)
+    for row in rows[:2]:
+        # the verifier's own quotes and reasons as comments, plus the hand-written ones
+        oracle = [{"quote": p.verifier_quote or "", "explanation": p.verifier_reason or ""} for p in row.perturbations]
+        comments = hand.get(row.id, []) + oracle
+        for thr in (70, 40):
+            ref = score_review(row.scored_perturbations, comments, fuzzy_threshold=thr)
+            got = score_row(row.scored_perturbations, comments, fuzzy_threshold=thr)
+            assert got == ref

@@ -18,6 +18,7 @@ system that has not run yet is not a system that found nothing) or scored as rec
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar, Literal
@@ -30,12 +31,39 @@ from prism_review.metrics.perturbation import (
     FUZZY_RATIO,
     JUDGE_THRESHOLD,
     QUOTE_COVERAGE,
+    normalize_for_match,
     recall_by_category,
     score_review,
-    substring_match,
 )
 from prism_review.reviewers.output import read_rows
 from prism_review.reviewers.review_step import GenerationNeedsLLM
+
+
+class _Quotes:
+    """A row's comments with normalised quotes and their character counts, for pre-filtering."""
+
+    def __init__(self, comments: Sequence[Mapping[str, Any]]) -> None:
+        self.comments = list(comments)
+        self.norm = [normalize_for_match(c.get("quote") or "") for c in self.comments]
+        self.counts = [Counter(q) for q in self.norm]
+
+    def candidates(self, perturbed: str) -> list[Mapping[str, Any]]:
+        """The comments whose quote *can* cover ``perturbed``, in order.
+
+        Exact pre-filter for :func:`~prism_review.metrics.perturbation.substring_match`: the
+        difflib matching blocks are a common subsequence, so the covered share is at most
+        Σ_c min(count_p(c), count_q(c)) / len(p); quotes below ``QUOTE_COVERAGE`` by this bound
+        cannot match and are skipped (difflib on long texts dominates the run time otherwise).
+        """
+        p = normalize_for_match(perturbed)
+        if not p:
+            return []
+        pc, need = Counter(p), QUOTE_COVERAGE * len(p)
+        out = []
+        for c, q, qc in zip(self.comments, self.norm, self.counts, strict=True):
+            if q and (p in q or sum(min(v, qc[k]) for k, v in pc.items()) >= need):
+                out.append(c)
+        return out
 
 
 def row_key(entry: Mapping[str, Any]) -> str | None:
@@ -120,9 +148,12 @@ async def llm_ratings(rows: Sequence[Any], comments: Mapping[str, list[dict[str,
     if getattr(judge, "mode", "llm") == "offline":
         raise GenerationNeedsLLM("the LLM explanation match")
     todo: dict[tuple[str, str], ExplanationInput] = {}
+    from prism_review.metrics.perturbation import substring_match
+
     for row in rows:
+        quotes = _Quotes(comments.get(row.id, []))
         for p in row.scored_perturbations:
-            for c in comments.get(row.id, []):
+            for c in quotes.candidates(p.perturbed):
                 if substring_match(c.get("quote") or "", p.perturbed):
                     expl = c.get("explanation") or ""
                     todo.setdefault((expl, p.why_wrong), ExplanationInput(
@@ -135,6 +166,26 @@ async def llm_ratings(rows: Sequence[Any], comments: Mapping[str, list[dict[str,
         return key, (res.output.score if res.ok and res.output is not None else None)
 
     return dict(await asyncio.gather(*(one(k, v) for k, v in todo.items())))
+
+
+def score_row(perturbations: Sequence[Any], comments: Sequence[Mapping[str, Any]], **kwargs: Any) -> dict[str, Any]:
+    """:func:`~prism_review.metrics.perturbation.score_review` for one row, with the exact quote
+    pre-filter of :class:`_Quotes` (same result, far fewer difflib calls)."""
+    quotes = _Quotes(comments)
+    detected: list[Any] = []
+    missed: list[Any] = []
+    res: dict[str, Any] = {}
+    for p in perturbations:
+        res = score_review([p], quotes.candidates(p.perturbed), **kwargs)
+        (detected if res["n_detected"] else missed).append(p.perturbation_id)
+    n = len(perturbations)
+    method = kwargs.get("method", "fuzzy")
+    return {
+        "n_injected": n, "n_detected": len(detected), "recall": len(detected) / n if n else 0.0,
+        "n_total_comments": len(comments), "detected": detected, "missed": missed, "method": method,
+        "threshold": kwargs.get("fuzzy_threshold", FUZZY_RATIO) if method == "fuzzy"
+        else kwargs.get("judge_threshold", JUDGE_THRESHOLD),
+    }  # fmt: skip
 
 
 async def score_perturbations(
@@ -158,11 +209,9 @@ async def score_perturbations(
             continue
         n_missing += row.id not in comments
         scored = row.scored_perturbations
-        res = score_review(
-            scored, comments.get(row.id, []), method=method,
-            judge=(lambda e, w: ratings.get((e, w))) if method == "llm" else None,
-            judge_threshold=judge_threshold, fuzzy_threshold=fuzzy_threshold,
-        )  # fmt: skip
+        res = score_row(scored, comments.get(row.id, []), method=method,
+                        judge=(lambda e, w: ratings.get((e, w))) if method == "llm" else None,
+                        judge_threshold=judge_threshold, fuzzy_threshold=fuzzy_threshold)  # fmt: skip
         hit = set(res["detected"])
         for p in scored:
             acc = subtype.setdefault(p.error_subtype or "unknown", [0, 0])
