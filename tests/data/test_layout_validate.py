@@ -144,3 +144,52 @@ def test_bundled_demo(strict: bool) -> None:
     else:  # five built-in LLM folders absent, and 20 papers without human reviews
         assert len([p for p in problems if "is missing" in p.message]) == 5
         assert len([p for p in problems if p.path.endswith("human_reviews")]) == 20
+
+
+def test_bad_paper_metadata_rows(tmp_path: Path) -> None:
+    S.write_layout(tmp_path, {"ICLR2024": ["a"]})
+    (tmp_path / "ICLR2024" / "paper_metadata.jsonl").write_text(
+        '{"paper_id": "a", "title": "T"}\n{"paper_id": 3}\n{"paper_id": "b"\n', encoding="utf-8"
+    )
+    found = rel(tmp_path, validate_layout(tmp_path))
+    assert [(p, f) for p, f, _ in found] == [
+        ("ICLR2024/paper_metadata.jsonl", "line 2"),
+        ("ICLR2024/paper_metadata.jsonl", "line 3"),
+    ]
+
+
+CORRUPTIONS = [
+    b"",
+    b"\xff\xfe\x00garbage",
+    b'{"reviews": [{"Summary": "x"',
+    b"[1, 2, 3]",
+    b"null",
+    b'"just a string"',
+    b'{"generated_review": 5, "full_review": 7, "reviews": "x"}',
+]
+
+
+@pytest.mark.parametrize("corruption", CORRUPTIONS)
+def test_never_crashes_on_corrupted_files(tmp_path: Path, corruption: bytes) -> None:
+    S.write_layout(tmp_path, {"ICLR2024": ["a", "b"], "ICML2025": ["m"]})
+    for path in sorted(tmp_path.rglob("*")):
+        if path.is_file() and path.name.startswith(("a", "m", "reviews")):
+            path.write_bytes(corruption)
+    problems = validate_layout(tmp_path)
+    assert problems and all(isinstance(p, LayoutProblem) for p in problems)
+    reported = {Path(p.path).relative_to(tmp_path).as_posix() for p in problems}
+    files = [p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if p.is_file()]
+    # every corruption breaks every JSON review rule; texts only break when empty or not UTF-8
+    json_reviews = {f for f in files if f.endswith(".json") and Path(f).name.startswith(("a", "m"))}
+    texts = {f for f in files if f.endswith(".txt") and Path(f).name.startswith(("a", "m"))}
+    assert json_reviews <= reported
+    text_broken = corruption == b"" or not _is_utf8(corruption)
+    assert (texts <= reported) if text_broken else not (texts & reported)
+
+
+def _is_utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True

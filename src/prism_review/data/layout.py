@@ -235,7 +235,10 @@ class EvalLayout:
         return data
 
     def _metadata(self, venue: str) -> dict[str, dict[str, Any]]:
-        return _cached_metadata(str(self.venue_dir(venue) / METADATA_FILE))
+        path = self.venue_dir(venue) / METADATA_FILE
+        if not path.is_file():
+            return {}
+        return _cached_metadata(str(path), path.stat().st_mtime_ns)
 
     def load_paper(self, venue: str, paper_id: str) -> Paper:
         """The paper: full text from ``papers/{id}.txt`` (else ``.grobid.txt``), title and
@@ -379,10 +382,8 @@ def _cached_json(path: str, _mtime: int) -> Any:
 
 
 @lru_cache(maxsize=16)
-def _cached_metadata(path: str) -> dict[str, dict[str, Any]]:
+def _cached_metadata(path: str, _mtime: int) -> dict[str, dict[str, Any]]:
     p = Path(path)
-    if not p.is_file():
-        return {}
     out: dict[str, dict[str, Any]] = {}
     for i, line in enumerate(read_text(p).split("\n"), start=1):
         if not line.strip():

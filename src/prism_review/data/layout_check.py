@@ -10,15 +10,18 @@ Rules checked per venue:
 4. manifests list known paper ids, and ``paper_ids_50`` is the first 50 ids of ``paper_ids_200``;
 5. every ``.txt`` review is non-empty UTF-8;
 6. JSON reviews are valid JSON and satisfy their folder's rule (human, tree, deepreview,
-   cyclereview);
+   cyclereview). Rules 5 and 6 apply to every file of a review folder, including files of
+   papers that are missing or broken;
 7. bring-your-own JSONL folders: every row parses and holds text; a JSONL folder may not reuse a
-   built-in system's id.
+   built-in system's id;
+8. the optional ``paper_metadata.jsonl``: every row is an object with a string ``paper_id``.
 
 Problems are :class:`LayoutProblem` records; nothing here raises on bad input.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -87,6 +90,7 @@ def _check_venue(L, vid, vdir: Path, require_all: bool, add) -> None:  # type: i
     pdir = vdir / "papers"
     ids = _check_papers(pdir, add)
     ids = _check_manifests(L, vid, vdir, ids, add)
+    _check_metadata(vdir / L.METADATA_FILE, add)
     covered: dict[str, int] = {pid: 0 for pid in ids}
     for folder, sid in L.builtin_folders().items():
         sdir = vdir / folder
@@ -94,13 +98,23 @@ def _check_venue(L, vid, vdir: Path, require_all: bool, add) -> None:  # type: i
             if require_all:
                 add(sdir, f"review folder for system {sid!r} is missing")
             continue
+        # every review file is checked, also those of papers whose text is broken or missing
+        ok: set[Path] = set()
+        suffix = ".json" if ADAPTERS[sid].json else ".txt"
+        for path in sorted(sdir.iterdir()):
+            wanted = path.is_file() and path.name.endswith(suffix)
+            if (
+                wanted
+                and not path.name.startswith(".")
+                and _check_review_file(ADAPTERS[sid], path, add)
+            ):
+                ok.add(path)
         for pid in ids:
-            path = find_review_file(sdir, sid, pid)
-            if path is None:
+            found = find_review_file(sdir, sid, pid)
+            if found is None:
                 if require_all:
                     add(sdir, f"no review file for paper {pid!r}", field=pid)
-                continue
-            if _check_review_file(ADAPTERS[sid], path, add):
+            elif found in ok:
                 covered[pid] += 1
     for child in sorted(vdir.iterdir()):
         if (
@@ -183,6 +197,27 @@ def _check_manifests(L, vid: str, vdir: Path, ids: list[str], add) -> list[str]:
     if "200" in lists:
         return [p for p in lists["200"] if p in ids]
     return ids
+
+
+def _check_metadata(path: Path, add) -> None:  # type: ignore[no-untyped-def]
+    """Rows of the optional ``paper_metadata.jsonl``: JSON objects with a string ``paper_id``."""
+    if not path.is_file():
+        return
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        add(path, f"not valid UTF-8 (byte {exc.start})")
+        return
+    for i, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            add(path, f"invalid JSON ({exc.msg})", f"line {i}")
+            continue
+        if not isinstance(row, dict) or not isinstance(row.get("paper_id"), str):
+            add(path, "expected an object with a string paper_id", f"line {i}")
 
 
 def _check_review_file(adapter, path: Path, add) -> bool:  # type: ignore[no-untyped-def]
