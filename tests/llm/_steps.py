@@ -44,3 +44,9 @@ class LabelStep(JudgeStep[LabelIn, LabelOut]):
 
     def max_tokens(self, inp: LabelIn) -> int | None:
         return inp.budget
+
+
+class OtherStep(LabelStep):
+    """The same I/O under another step name."""
+
+    name = "test.other"

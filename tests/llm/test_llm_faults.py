@@ -246,3 +246,20 @@ async def test_twenty_percent_faults_give_the_same_results(llm_server, loopback_
     # every fault was recovered from (a dropped keep-alive connection may cost an extra retry)
     recovered = faulty.stats.retries + faulty.stats.reasks
     assert recovered >= len([k for k in injected if k != "slow"])
+
+
+async def test_schema_fallback_is_remembered_per_schema(llm_server, loopback_judge):
+    from ._steps import OtherStep
+
+    def responder(body):
+        rf = body.get("response_format") or {}
+        if rf.get("type") == "json_schema" and rf["json_schema"]["name"] == "test_label":
+            return Fault.status(400, "Invalid schema for response_format 'test_label'")
+        return GOOD
+
+    llm_server.set_responder(responder)
+    judge = loopback_judge(no_cache=True)
+    assert (await _run(judge)).ok
+    assert (await judge.run(OtherStep(), LabelIn(text="y"))).ok
+    kinds = [r.body.get("response_format", {}).get("type") for r in llm_server.requests]
+    assert kinds == ["json_schema", "json_object", "json_schema"]

@@ -115,6 +115,7 @@ class LLMJudge:
         self._semaphores: dict[tuple[int, str], asyncio.Semaphore] = {}
         self._schemas: dict[type[BaseModel], tuple[dict[str, Any], bool]] = {}
         self._last_error: str | None = None
+        self._step_conf: dict[str, dict[str, Any]] = {}
 
     # -- settings -------------------------------------------------------------------------
     def _api_for(self, model_setting: str | None) -> tuple[OpenAICompatibleAPI, str]:
@@ -126,8 +127,7 @@ class LLMJudge:
         other = parse_spec(model_setting)
         if other.provider == self.spec.provider and other.base_url is None:
             return self.api, other.model
-        tag = other.name.rsplit("/", 1)[0] if other.base_url else other.provider
-        tag = f"{other.provider}@{other.base_url}" if other.base_url else tag
+        tag = f"{other.provider}@{other.base_url}" if other.base_url else other.provider
         if tag not in self._apis:
             url, key = resolve_endpoint(other, api_key=None, base_url=None)
             self._apis[tag] = OpenAICompatibleAPI(other, base_url=url, api_key=key)
@@ -286,7 +286,9 @@ class LLMJudge:
 
     async def _run(self, step: JudgeStep[Any, Any], inp: BaseModel, usage: Usage,
                    ids: list[str]) -> StepResult[Any]:
-        conf = self.settings.for_step(step.name, step.temperature)
+        conf = self._step_conf.get(step.name)
+        if conf is None:
+            conf = self._step_conf[step.name] = self.settings.for_step(step.name, step.temperature)
         api, model = self._api_for(conf.get("model"))
         cap = int(conf["max_tokens"])
         wanted = step.max_tokens(inp)

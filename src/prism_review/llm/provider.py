@@ -149,8 +149,8 @@ class OpenAICompatibleAPI:
         self.base_url = base_url
         self._api_key = api_key
         self._clients: dict[int, openai.AsyncOpenAI] = {}
-        #: per model: index into RESPONSE_MODES that the server accepted
-        self.mode_floor: dict[str, int] = {}
+        #: per (model, schema name): index into RESPONSE_MODES that the server accepted
+        self.mode_floor: dict[tuple[str, str], int] = {}
         self.completion_tokens_param: set[str] = set()
 
     def _client(self) -> openai.AsyncOpenAI:
@@ -190,7 +190,8 @@ class OpenAICompatibleAPI:
 
     async def generate(self, req: Request) -> Generation:
         """One attempt (no retries here); falls back through response formats on a 400."""
-        mode_i = self.mode_floor.get(req.model, 0) if req.schema is not None else 2
+        slot = (req.model, req.schema_name)
+        mode_i = self.mode_floor.get(slot, 0) if req.schema is not None else 2
         while True:
             mode = RESPONSE_MODES[mode_i]
             started = time.perf_counter()
@@ -209,7 +210,7 @@ class OpenAICompatibleAPI:
             except Exception as exc:  # noqa: BLE001 - translated into our error family
                 raise self._translate(exc, req) from None
             if req.schema is not None:
-                self.mode_floor[req.model] = mode_i
+                self.mode_floor[slot] = mode_i
             return self._generation(resp, mode, time.perf_counter() - started)
 
     def _generation(self, resp: Any, mode: str, latency: float) -> Generation:
