@@ -184,7 +184,7 @@ LICENSES/                         licence texts
 
 | Piece | Origin | Licence |
 |---|---|---|
-| `papers/0A5o6dCKeK.txt`, `human_reviews/0A5o6dCKeK.json` | github `prism-benchmark/prism`, commit `0c461dc`, TreeReview sample inputs (`0A5o6dCKeK.mmd` Mathpix markdown, renamed `.txt`; the JSON copied unchanged). The paper is the ICLR 2024 submission "NExT-GPT: Any-to-Any Multimodal LLM" (OpenReview id 0A5o6dCKeK, decision Reject); the reviews are its public OpenReview reviews. | The repository states no licence at that commit. Paper text and reviews remain their authors'; included for evaluation only, do not republish them separately. |
+| `papers/0A5o6dCKeK.txt`, `human_reviews/0A5o6dCKeK.json` | github `prism-benchmark/prism`, commit `0c461dc`, TreeReview sample inputs (`0A5o6dCKeK.mmd` Mathpix markdown, renamed `.txt`; the JSON copied unchanged). The paper is the ICLR 2024 submission "NExT-GPT: Any-to-Any Multimodal LLM" (OpenReview id 0A5o6dCKeK, decision Reject); the reviews are its public OpenReview reviews. | No licence file or licence statement was found in the repository (root and README checked). Paper text and reviews remain their authors'; included for evaluation only, do not republish them separately. |
 | the other 20 `papers/*.txt`, `claude_opus/`, `gpt4/`, `gemini_pro_1.5/`, `paper_metadata.jsonl` | github `bodasadallah/RevUtil`, commit `5656d2f`, `analysis/human_llm_reviews/llm_reviews.jsonl` (`body_text` = PDF-extracted paper text with its extraction noise; reviews by Claude Opus, GPT-4 and Gemini 1.5 Pro) | **CC BY-NC-SA 4.0** (`LICENSES/RevUtil-CC-BY-NC-SA-4.0.txt`): non-commercial, share-alike. Anything derived from these files carries the same licence. |
 
 No DISAPERE material is included.

@@ -279,6 +279,8 @@ def compat_text(review: Review, dimension: str, human_clean: str) -> str:
         if dimension == "depth":
             return _or_whole(bold_d3(body, _S_S_W), body)
         if dimension == "flaws":
+            # the reference names the line-based extractor for SEA; TreeReview's flaw script is
+            # only described as "full_review → Summary, Weaknesses, Questions": same extractor
             if system == "sea" and review.venue == "ICLR2024":
                 return raw
             return _or_whole(bold_lines(body, _S_W_Q), body)
