@@ -74,3 +74,29 @@ def test_cli_build(tmp_path):
     (tmp_path / "other" / "x.txt").write_text("keep me")
     res = CliRunner().invoke(app, ["index", "build", "--out", str(tmp_path / "other"), "--jsonl", str(src)])
     assert res.exit_code == 2 and (tmp_path / "other" / "x.txt").exists()
+
+
+def test_venue_dir_and_layout_sources(tmp_path):
+    from prism_review.retrieval.sources import docs_from_layout, docs_from_venue_dir
+
+    v = tmp_path / "ICLR_2024"
+    (v / "json").mkdir(parents=True)
+    (v / "grobid_bib").mkdir()
+    (v / "txt").mkdir()
+    (v / "json" / "p1.json").write_text(json.dumps({"title": "Sparse kernels for long documents", "reviews": []}))
+    (v / "json" / "p2.json").write_text(json.dumps({"title": "Memory tokens", "reviews": []}))
+    (v / "grobid_bib" / "p1.grobid.json").write_text(json.dumps([{"title": "Longformer: the long-document transformer", "year": 2020}]))
+    (v / "txt" / "p2.txt").write_text(REFS)
+    docs = list(docs_from_venue_dir(v))
+    titles = [(d["kind"], d["title"]) for d in docs]
+    assert ("paper", "Sparse kernels for long documents") in titles
+    assert ("bib", "Longformer: the long-document transformer") in titles
+    assert ("bib", "Attention is all you need") in titles  # parsed from p2's reference list
+    assert all(d["year"] == 2024 for d in docs if d["kind"] == "paper")
+
+    root = tmp_path / "root"
+    (root / "ICLR2024" / "papers").mkdir(parents=True)
+    (root / "ICLR2024" / "papers" / "x1.txt").write_text("# A Paper About Sparse Attention\n\nAbstract\nWe do things.\n" + REFS)
+    docs = list(docs_from_layout(root))
+    assert docs[0]["id"] == "x1" and docs[0]["kind"] == "paper" and docs[0]["venue"] == "ICLR2024"
+    assert sum(d["kind"] == "bib" for d in docs) == 3

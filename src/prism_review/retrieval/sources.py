@@ -122,26 +122,19 @@ def docs_from_corpus(path: str | Path, venues: list[str] | None = None) -> Itera
 
 
 def docs_from_venue_dir(path: str | Path, venue: str | None = None) -> Iterator[dict[str, Any]]:
-    """A raw venue folder or zip: GROBID titles/abstracts and GROBID bibliographies."""
+    """A raw venue folder or zip: titles/abstracts (review JSON, else GROBID metadata) and the
+    GROBID bibliography, else the titles parsed from the paper text's reference list."""
     from prism_review.data.venue_folder import VenueFolder
 
     with VenueFolder(path, venue=venue) as vf:
-        vid = vf.venue.id if vf.venue else (venue or "")
         year = vf.venue.year if vf.venue else None
-        for pid in vf.paper_ids():
-            meta = vf.grobid_metadata(pid)
-            if meta is not None and meta.title:
-                yield {
-                    "id": pid,
-                    "title": meta.title,
-                    "abstract": meta.abstract,
-                    "year": year,
-                    "venue": vid,
-                    "kind": "paper",
-                }
-            bib = vf.grobid_bib(pid)
-            if bib is None:
-                text = vf.text(pid) or ""
+        for paper, _ in vf.iter_papers(with_text=False):
+            if paper.title:
+                yield {"id": paper.paper_id, "title": paper.title, "abstract": paper.abstract, "year": year,
+                       "venue": vf.venue_name, "kind": "paper"}
+            bib = paper.bibliography
+            if not bib:
+                text = vf._optional(vf.grobid_fulltext, paper.paper_id) or vf._optional(vf.text, paper.paper_id) or ""
                 bib = parse_reference_list(text)
             yield from _bib_docs(bib)
 
