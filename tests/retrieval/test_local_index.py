@@ -100,3 +100,23 @@ def test_venue_dir_and_layout_sources(tmp_path):
     docs = list(docs_from_layout(root))
     assert docs[0]["id"] == "x1" and docs[0]["kind"] == "paper" and docs[0]["venue"] == "ICLR2024"
     assert sum(d["kind"] == "bib" for d in docs) == 3
+
+
+def test_corpus_source(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from prism_review.retrieval.sources import docs_from_corpus
+
+    table = pa.table({
+        "paper_id": ["a1", "a2"], "venue": ["ICLR2025", "ICML2025"], "decision": ["Accept (poster)", "Reject"],
+        "review_title": ["Sparse kernels", ""], "grobid_title": ["", "GROBID title of a2"],
+        "review_abstract": ["abs one", ""], "grobid_abstract": ["", "abs two"],
+        "bibliography_json": [json.dumps([{"title": "Longformer: the long-document transformer", "year": 2020}]), None],
+    })
+    pq.write_table(table, tmp_path / "papers.parquet")
+    docs = list(docs_from_corpus(tmp_path / "papers.parquet"))
+    assert [(d["kind"], d["title"], d["year"]) for d in docs] == [
+        ("paper", "Sparse kernels", 2025), ("bib", "Longformer: the long-document transformer", 2020),
+        ("paper", "GROBID title of a2", 2025)]
+    assert [d["title"] for d in docs_from_corpus(tmp_path / "papers.parquet", venues=["ICML2025"])] == ["GROBID title of a2"]

@@ -124,6 +124,7 @@ def docs_from_corpus(path: str | Path, venues: list[str] | None = None) -> Itera
 def docs_from_venue_dir(path: str | Path, venue: str | None = None) -> Iterator[dict[str, Any]]:
     """A raw venue folder or zip: titles/abstracts (review JSON, else GROBID metadata) and the
     GROBID bibliography, else the titles parsed from the paper text's reference list."""
+    from prism_review.data.errors import DataError
     from prism_review.data.venue_folder import VenueFolder
 
     with VenueFolder(path, venue=venue) as vf:
@@ -134,7 +135,10 @@ def docs_from_venue_dir(path: str | Path, venue: str | None = None) -> Iterator[
                        "venue": vf.venue_name, "kind": "paper"}
             bib = paper.bibliography
             if not bib:
-                text = vf._optional(vf.grobid_fulltext, paper.paper_id) or vf._optional(vf.text, paper.paper_id) or ""
+                try:
+                    text = vf.grobid_fulltext(paper.paper_id) or vf.text(paper.paper_id) or ""
+                except DataError:  # an undecodable text: no reference list from it
+                    text = ""
                 bib = parse_reference_list(text)
             yield from _bib_docs(bib)
 
