@@ -84,7 +84,16 @@ def corpus_row(pid: str, venue: str, decision: str, **over: Any) -> dict[str, An
         grobid_date="2023",
         full_text=f"Full text of {pid}. " * 20,
         grobid_fulltext=f"## Introduction\nGROBID text of {pid}.",
-        bibliography_json="[]",
+        bibliography_json=json.dumps(
+            [
+                {
+                    "title": "Visual instruction tuning",
+                    "authors": ["H. Liu"],
+                    "year": 2023,
+                    "venue": "NeurIPS",
+                }
+            ]
+        ),
         bibliography_bib="",
         pdf_path=f"pdfs/{pid}.pdf",
         stat_num_reviews=2,

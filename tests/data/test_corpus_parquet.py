@@ -38,6 +38,7 @@ def test_full_scan_yields_papers_and_human_reviews(corpus_parquet: Path) -> None
     assert first.reviews[1].scores["Rating"] == pytest.approx(2 / 9)
     assert reader.skips.summary() == "no problems"
     assert reader.rows_scanned == 7
+    assert recs[0].paper.bibliography[0].year == 2023
 
 
 def test_filters_by_venue_and_decision(corpus_parquet: Path) -> None:
@@ -91,11 +92,12 @@ def test_malformed_cells_are_counted_skips(tmp_path: Path) -> None:
         corpus_row("", "ICLR_2025", "Reject"),
         corpus_row("venue?", "ACL_2099", "Reject"),
         corpus_row("kw", "ICLR_2025", "Reject", keywords="{not json"),
+        corpus_row("bib", "ICLR_2025", "Reject", bibliography_json='[{"title": 7}]'),
     ]
     path = write_corpus(tmp_path / "papers.parquet", rows)
     reader = CorpusReader(path)
     recs = {r.paper.paper_id: r for r in reader}
-    assert set(recs) == {"ok", "trunc", "wrongtype", "empty", "kw"}
+    assert set(recs) == {"ok", "trunc", "wrongtype", "empty", "kw", "bib"}
     assert recs["trunc"].reviews == [] and recs["wrongtype"].reviews == []
     assert recs["kw"].paper.keywords == []
     fields = reader.skips.by_field()
@@ -103,7 +105,8 @@ def test_malformed_cells_are_counted_skips(tmp_path: Path) -> None:
     assert fields["reviews[0].Summary"] == 1
     assert fields["reviews[0]"] == 1  # no non-empty text
     assert fields["paper_id"] == 1 and fields["venue"] == 1 and fields["keywords"] == 1
-    assert len(reader.skips) == 6
+    assert fields["bibliography_json[0].title"] == 1 and recs["bib"].paper.bibliography == []
+    assert len(reader.skips) == 7
     assert "trunc" in str(reader.skips.skips[0]) and str(path) in str(reader.skips.skips[0])
 
 

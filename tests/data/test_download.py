@@ -115,7 +115,9 @@ def _handler(hub: Hub) -> type[BaseHTTPRequestHandler]:
 def hub() -> Iterator[tuple[Hub, str]]:
     state = Hub()
     server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+    )
     thread.start()
     yield state, f"http://127.0.0.1:{server.server_address[1]}"
     server.shutdown()

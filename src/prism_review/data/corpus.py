@@ -23,9 +23,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from prism_review.data.errors import DataError
+from prism_review.data.grobid import parse_grobid_bib
 from prism_review.data.reviews import human_review, parse_reviews_field
 from prism_review.data.skips import SkipLog
-from prism_review.records import Decision, DecisionKind, Paper, Review
+from prism_review.records import BibEntry, Decision, DecisionKind, Paper, Review
 from prism_review.venues import Venue, get_venue
 
 CORPUS_COLUMNS: tuple[str, ...] = (
@@ -222,6 +223,7 @@ class CorpusReader:
             decision=Decision.parse(row.get("decision")),
             meta_review=row.get("meta_review") if isinstance(row.get("meta_review"), str) else None,
             keywords=self._json_list(row, "keywords", pid),
+            bibliography=self._bibliography(row, pid),
             source_path=str(self.path),
         )
         reviews: list[Review] = []
@@ -242,6 +244,21 @@ class CorpusReader:
             except DataError as err:
                 self.skips.add_error(err, record=pid)
         return out
+
+    def _bibliography(self, row: dict[str, Any], pid: str) -> list[BibEntry]:
+        raw = row.get("bibliography_json")
+        if not isinstance(raw, str) or not raw.strip():
+            return []
+        try:
+            return parse_grobid_bib(json.loads(raw), path=self.path)
+        except json.JSONDecodeError as exc:
+            self.skips.add(
+                self.path, f"invalid JSON ({exc.msg})", field="bibliography_json", record=pid
+            )
+        except DataError as err:
+            field = "bibliography_json" + (err.field or "")
+            self.skips.add(self.path, str(err).rsplit(": ", 1)[-1], field=field, record=pid)
+        return []
 
     def _json_list(self, row: dict[str, Any], name: str, pid: str) -> list[str]:
         raw = row.get(name)
