@@ -132,6 +132,7 @@ def scan(path: Path, mode: str, batch_size: int) -> dict[str, float]:
 
 
 def main() -> None:
+    """Generate the table if needed, then run both scans in fresh subprocesses."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--rows", type=int, default=10_000)
     ap.add_argument("--text-kb", type=float, default=40.0, help="text per row, KB")

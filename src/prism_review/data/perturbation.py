@@ -91,6 +91,7 @@ class PerturbationRow(BaseModel):
 
     @property
     def scored_perturbations(self) -> list[Perturbation]:
+        """The perturbations that count towards recall."""
         return [p for p in self.perturbations if p.scored]
 
 

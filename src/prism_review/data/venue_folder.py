@@ -156,6 +156,7 @@ class GrobidReport:
     malformed: dict[str, list[str]] = field(default_factory=dict)
 
     def summary(self) -> str:
+        """One line per kind: ok, missing and malformed counts."""
         return "; ".join(
             f"{k}: {self.present.get(k, 0)} ok, {len(self.missing.get(k, []))} missing, "
             f"{len(self.malformed.get(k, []))} malformed"
