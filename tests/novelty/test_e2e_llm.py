@@ -108,3 +108,22 @@ async def test_compat_scores_bad_replies_zero_and_drops_relevance(llm_server, lo
     assert sea.extracted["pool"]["stats"].get("after_self_exclusion") is None  # N2 compat: no self-exclusion
     human = [r for r in rows if r.system == "human"]
     assert len(human) == 1 and human[0].extracted["human_aggregation"] == "panel_concat"  # N1 compat default
+
+
+async def test_batched_and_per_pair_verdicts_agree_pair_by_pair(llm_server, loopback_judge, tmp_path):
+    llm_server.set_responder(fx.responder)
+
+    def pairs(rows):
+        out = {}
+        for r in rows:
+            for c in r.extracted.get("verdicts", []):
+                for e in c["evidence_results"]:
+                    out[(r.reviewer_id, c["review_sentence_id"], e["related_paper_id"])] = (e["label"], e["score"])
+        return out
+
+    with S2Server(recorded_script()) as s2:
+        batched = await _run(loopback_judge(), s2, tmp_path / "a", verdict_batch=4)
+    with S2Server(recorded_script()) as s2:
+        single = await _run(loopback_judge(), s2, tmp_path / "b", verdict_batch=1)
+    assert pairs(batched) and pairs(batched) == pairs(single)
+    assert [r.metrics for r in batched] == [r.metrics for r in single]
