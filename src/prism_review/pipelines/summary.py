@@ -45,6 +45,25 @@ class SummaryRow(BaseModel):
     n: int
 
 
+#: the compact Table 1 (the PRISM paper's headline columns); other dimensions use their
+#: ``MetricSpec.headline`` flags
+TABLE1: dict[str, list[str]] = {
+    "depth": ["doa"],
+    "novelty": ["ns", "sr", "ssr"],
+    "flaws": ["critical_recall", "minor_recall", "ncps"],
+    "constructiveness": ["mcs"],
+}
+
+
+def headline_specs(dim: Dimension) -> list[MetricSpec]:
+    """The metrics of ``dim`` shown in Table 1, in order."""
+    keys = TABLE1.get(dim.name)
+    if keys is None:
+        return [s for s in dim.metrics if s.headline]
+    by_key = {s.key: s for s in dim.metrics}
+    return [by_key[k] for k in keys if k in by_key]
+
+
 def describe(values: Iterable[float]) -> Stat:
     vals = [float(v) for v in values if v is not None and not math.isnan(float(v))]
     if not vals:
@@ -147,7 +166,7 @@ def table(
 ) -> tuple[list[str], list[list[str]]]:
     """Header and body of a system × metric table for one venue view."""
     specs: list[tuple[Dimension, MetricSpec]] = [
-        (d, s) for d in dims for s in d.metrics if s.headline or not headline_only
+        (d, s) for d in dims for s in (headline_specs(d) if headline_only else d.metrics)
     ]
     cells: dict[tuple[str, str, str], SummaryRow] = {
         (r.dimension, r.system, r.metric): r for r in summary if r.venue == venue

@@ -7,7 +7,12 @@ import io
 from collections import defaultdict
 
 from prism_review.dimensions.base import Dimension, ResultRow
-from prism_review.pipelines.summary import SummaryRow, per_paper_values, system_order
+from prism_review.pipelines.summary import (
+    SummaryRow,
+    headline_specs,
+    per_paper_values,
+    system_order,
+)
 from prism_review.systems.registry import SYSTEMS
 
 
@@ -31,7 +36,7 @@ def headline_bars(summary: list[SummaryRow], dims: list[Dimension]) -> str | Non
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    specs = [(d, s) for d in dims for s in d.metrics if s.headline]
+    specs = [(d, s) for d in dims for s in headline_specs(d)]
     cells = {(r.dimension, r.metric, r.system): r for r in summary if r.venue == "ALL"}
     specs = [(d, s) for d, s in specs if any(k[:2] == (d.name, s.key) for k in cells)]
     if not specs:
@@ -61,9 +66,7 @@ def distributions(rows: list[ResultRow], dims: list[Dimension]) -> str | None:
 
     panels = []
     for d in dims:
-        for s in d.metrics:
-            if not s.headline:
-                continue
+        for s in headline_specs(d):
             groups = per_paper_values([r for r in rows if r.dimension == d.name], d, s.key, False)
             data = defaultdict(list)
             for (_, system), papers in groups.items():

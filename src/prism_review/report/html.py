@@ -12,7 +12,13 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
 
 from prism_review.dimensions.base import Dimension, ResultRow
-from prism_review.pipelines.summary import SummaryRow, per_paper_values, system_order, table
+from prism_review.pipelines.summary import (
+    SummaryRow,
+    headline_specs,
+    per_paper_values,
+    system_order,
+    table,
+)
 from prism_review.report.figures import distributions, headline_bars
 
 MAX_BROWSE_PAPERS = 200
@@ -34,46 +40,46 @@ def _fmt(v: Any) -> str:
 
 
 def comparisons(rows: list[ResultRow], dims: list[Dimension]) -> Markup | None:
-    """Paired system-vs-human tests on the headline metrics (needs the stats module)."""
-    try:
-        from prism_review.metrics import stats
-    except ImportError:
-        return None
-    compare = getattr(stats, "paired_comparison", None)
-    if compare is None:
-        return None
+    """Each system vs Human on the Table-1 metrics, paired by paper (Holm within a system)."""
+    from prism_review.metrics.stats import paired_analysis
+
     header = ["System", "Metric", "n pairs", "Human", "System", "Diff", "95% CI", "p (Holm)", "Cliff's δ"]
     body: list[list[str]] = []
+    per_system: dict[str, dict[str, list[tuple[float, float]]]] = defaultdict(dict)
+    labels: dict[str, str] = {}
     for d in dims:
         drows = [r for r in rows if r.dimension == d.name]
-        for spec in d.metrics:
-            if not spec.headline:
-                continue
+        for spec in headline_specs(d):
             groups = per_paper_values(drows, d, spec.key, False)
             human = groups.get(("ALL", "human"), {})
-            for (_, system), vals in sorted(groups.items(), key=lambda kv: system_order([kv[0][1]])):
+            key = f"{d.name}.{spec.key}"
+            labels[key] = spec.label
+            for (_, system), vals in groups.items():
                 if system == "human":
                     continue
                 papers = sorted(set(vals) & set(human))
-                if len(papers) < 2:
-                    continue
-                try:
-                    res = compare([vals[p] for p in papers], [human[p] for p in papers])
-                except Exception:  # a degenerate sample: show nothing rather than a wrong number
-                    continue
-                body.append(
-                    [
-                        system,
-                        spec.label,
-                        str(len(papers)),
-                        _fmt(res.get("mean_b")),
-                        _fmt(res.get("mean_a")),
-                        _fmt(res.get("mean_diff")),
-                        f"[{_fmt(res.get('ci_lower'))}, {_fmt(res.get('ci_upper'))}]",
-                        _fmt(res.get("p_adjusted", res.get("p_value"))),
-                        f"{_fmt(res.get('cliffs_delta'))} {res.get('magnitude', '')}",
-                    ]
-                )
+                if papers:
+                    per_system[system][key] = [(vals[p], human[p]) for p in papers]
+    for system in system_order(per_system):
+        res = paired_analysis(per_system[system])["per_metric"]
+        for key, r in res.items():
+            if r.get("skipped"):
+                body.append([system, labels[key], str(r["n_valid_pairs"]), "", "", "", "", "not tested (< 10 pairs)", ""])
+                continue
+            ci = r["bootstrap_95ci"]
+            body.append(
+                [
+                    system,
+                    labels[key],
+                    str(r["n_valid_pairs"]),
+                    _fmt(r["mean_b"]),
+                    _fmt(r["mean_a"]),
+                    _fmt(r["mean_diff"]),
+                    f"[{_fmt(ci['ci_lower'])}, {_fmt(ci['ci_upper'])}]",
+                    _fmt(r["adjusted_p"]) + (" *" if r["significant_after_correction"] else ""),
+                    f"{_fmt(r['cliffs_delta'])} ({r['cliffs_delta_magnitude']})",
+                ]
+            )
     return html_table(header, body) if body else None
 
 
@@ -96,7 +102,7 @@ def write_html(
     papers: dict[tuple[str, str], list[ResultRow]] = defaultdict(list)
     for r in rows:
         papers[(r.venue, r.paper_id)].append(r)
-    heads = {d.name: [s for s in d.metrics if s.headline] for d in dims}
+    heads = {d.name: headline_specs(d) for d in dims}
     browse = []
     for (venue, pid), prow in list(papers.items())[:MAX_BROWSE_PAPERS]:
         items = []
