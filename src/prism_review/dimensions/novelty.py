@@ -191,6 +191,7 @@ class NoveltyDimension(Dimension):
         }
 
     def work_units(self, paper: Paper, reviews: dict[str, list[Review]], systems: list[str]) -> list[WorkUnit]:
+        """One unit per (paper, system) with that system's non-empty reviews."""
         units = []
         for system in systems:
             revs = [r for r in reviews.get(system, []) if r.text.strip() or r.sections]
@@ -224,6 +225,7 @@ class NoveltyDimension(Dimension):
 
     # -- one unit --------------------------------------------------------------------------
     async def evaluate(self, unit: WorkUnit, ctx: RunContext) -> list[ResultRow]:
+        """Rows for the unit: one per review, or one for the human panel (``panel_concat``)."""
         paper = unit.paper
         mode = str(ctx.setting("human_aggregation") or ("panel_concat" if ctx.compat else "per_review_mean"))
         if mode not in AGG_MODES:

@@ -157,4 +157,5 @@ class SemanticScholarClient:
         }
 
     async def aclose(self) -> None:
+        """Close the HTTP connection pool."""
         await self._client.aclose()

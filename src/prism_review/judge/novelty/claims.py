@@ -24,6 +24,8 @@ EVIDENCE = ("method_similarity", "task_similarity", "results_similarity", "theor
 
 
 class ClaimOut(BaseModel):
+    """One novelty claim as the extraction step returns it (lenient types; see finalize)."""
+
     claim_id: Any = Field(default="", description="C1, C2, ... in order")
     text: str = Field(description="verbatim from the review, one or two sentences")
     stance: Any = Field(default="unclear", json_schema_extra={"enum": list(STANCES)})
@@ -34,12 +36,16 @@ class ClaimOut(BaseModel):
 
 
 class ClaimsInput(BaseModel):
+    """One review text to mine for novelty claims."""
+
     review_id: str = ""
     #: sanitised, truncated review text
     review: str
 
 
 class ClaimsOutput(BaseModel):
+    """The claims and citation-like strings of one review."""
+
     novelty_claims: list[ClaimOut] = Field(default_factory=list)
     all_citations_raw: list[Any] = Field(default_factory=list)
     _offline: bool = PrivateAttr(default=False)
@@ -120,6 +126,7 @@ class ClaimsStep(JudgeStep[ClaimsInput, ClaimsOutput]):
         return out
 
     def finalize(self, inp: ClaimsInput, out: ClaimsOutput) -> ClaimsOutput:
+        """Verbatim filters and ids; the reference cue fallback when an LLM reply leaves none."""
         claims = normalize_claims(out.novelty_claims, inp.review)
         if not claims and not out._offline:
             claims = [{**c, "claim_id": f"C{i}", "source": "fallback"}

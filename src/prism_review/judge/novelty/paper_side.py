@@ -23,6 +23,8 @@ from prism_review.text import split_sentences
 
 
 class Contribution(BaseModel):
+    """One contribution of the paper (schema shown to the model)."""
+
     name: str = Field(description="generic kind of contribution, at most 10 words")
     author_claim_text: str = Field(default="", description="the authors' sentence, at most 40 words")
     description: str = Field(default="", description="at most 60 words")
@@ -30,6 +32,8 @@ class Contribution(BaseModel):
 
 
 class PaperSideInput(BaseModel):
+    """The paper as the paper-side step sees it."""
+
     paper_id: str = ""
     title: str = ""
     abstract: str = ""
@@ -38,6 +42,8 @@ class PaperSideInput(BaseModel):
 
 
 class PaperSideOutput(BaseModel):
+    """Core task, contributions, key terms and entities (lenient types; see finalize)."""
+
     core_task: Any = Field(default="", description="the concrete problem, at most 20 words")
     contributions: list[Any] = Field(default_factory=list, description="1 to 3 contributions")
     key_terms: list[Any] = Field(default_factory=list, description="5 to 12 technical phrases")
@@ -234,6 +240,7 @@ class PaperSideStep(JudgeStep[PaperSideInput, PaperSideOutput]):
         return 2000
 
     def finalize(self, inp: PaperSideInput, out: PaperSideOutput) -> PaperSideOutput:
+        """Normalise every part; fill missing or unusable parts from the deterministic fallback."""
         core = clean_core_task(out.core_task)
         contribs = clean_contributions(out.contributions)
         terms = clean_terms(out.key_terms, 12)

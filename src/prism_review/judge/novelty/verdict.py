@@ -50,6 +50,8 @@ def _enum(values: Any) -> dict[str, Any]:
 
 
 class VerdictOut(BaseModel):
+    """One claim-vs-candidate verdict (lenient types; normalised in finalize)."""
+
     review_sentence_id: Any = ""
     related_paper_id: Any = ""
     classification: Any = Field(default=None, description='{"claim": 0|1, "proof": 0|1}')
@@ -61,12 +63,16 @@ class VerdictOut(BaseModel):
 
 
 class CandidateText(BaseModel):
+    """A candidate rendered for the judge, with its pool relevance."""
+
     cand_id: str
     text: str
     relevance: float | None = None
 
 
 class VerdictInput(BaseModel):
+    """One claim and one candidate (``novelty.verdict``)."""
+
     claim_id: str
     claim: str
     claim_stance: str = "unclear"
@@ -78,6 +84,8 @@ class VerdictInput(BaseModel):
 
 
 class VerdictBatchInput(BaseModel):
+    """One claim and several candidates (``novelty.verdict_batch``)."""
+
     claim_id: str
     claim: str
     claim_stance: str = "unclear"
@@ -89,6 +97,8 @@ class VerdictBatchInput(BaseModel):
 
 
 class VerdictBatchOutput(BaseModel):
+    """One verdict per candidate id."""
+
     verdicts: list[VerdictOut] = Field(default_factory=list)
 
 
@@ -162,6 +172,7 @@ class VerdictStep(JudgeStep[VerdictInput, VerdictOut]):
         return VerdictOut(**offline_verdicts(batch)[0])
 
     def finalize(self, inp: VerdictInput, out: VerdictOut) -> VerdictOut:
+        """Normalise the reply (bounded labels, stance/score/label precedence; N5)."""
         return _finalize_one(out.model_dump(), inp.claim_id, inp.candidate.cand_id, inp.claim, inp.compat)
 
 
@@ -198,12 +209,15 @@ class VerdictBatchStep(JudgeStep[VerdictBatchInput, VerdictBatchOutput]):
         return got
 
     def check(self, inp: VerdictBatchInput, out: VerdictBatchOutput) -> str | None:
+        """A re-ask reason when some candidate has no verdict."""
         missing = [c.cand_id for c in inp.candidates if c.cand_id not in self._by_id(inp, out)]
         if missing:
             return f"no verdict for related work(s) {', '.join(missing)}; give one verdict per related work"
         return None
 
     def finalize(self, inp: VerdictBatchInput, out: VerdictBatchOutput) -> VerdictBatchOutput:
+        """Split back into per-candidate verdicts (by id, else by position) and normalise each;
+        a candidate without a verdict is left out (unscored)."""
         got = self._by_id(inp, out)
         verdicts = [
             _finalize_one(got[c.cand_id].model_dump(), inp.claim_id, c.cand_id, inp.claim, inp.compat)
