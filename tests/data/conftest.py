@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Iterator
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
-from data_shapes import build_venue_folder, corpus_row, write_corpus
+from data_shapes import Hub, build_venue_folder, corpus_row, hub_handler, write_corpus
 
 
 @pytest.fixture
@@ -30,3 +33,16 @@ def corpus_parquet(tmp_path: Path, corpus_rows: list[dict[str, Any]]) -> Path:
 @pytest.fixture
 def venue_dir(tmp_path: Path) -> Path:
     return build_venue_folder(tmp_path / "raw")
+
+
+@pytest.fixture
+def hub() -> Iterator[tuple[Hub, str]]:
+    state = Hub()
+    server = ThreadingHTTPServer(("127.0.0.1", 0), hub_handler(state))
+    thread = threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+    )
+    thread.start()
+    yield state, f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()

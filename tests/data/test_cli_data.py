@@ -7,7 +7,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from data_shapes import zip_folder
+from data_shapes import Hub, zip_folder
 from typer.testing import CliRunner
 
 from prism_review.cli import app
@@ -111,3 +111,36 @@ def test_download_offline_message(tmp_path: Path) -> None:
     assert "offline" in " ".join(res.output.split())
     res = runner.invoke(app, ["data", "download", "nope", "--dest", str(tmp_path)])
     assert res.exit_code == 2
+
+
+def test_download_command_extracts_and_refuses_malicious_zip(
+    hub: tuple[Hub, str], tmp_path: Path
+) -> None:
+    import io
+    import zipfile
+
+    state, url = hub
+
+    def zip_bytes(members: dict[str, bytes]) -> bytes:
+        buf = io.BytesIO()
+        with zipfile.ZipFile(buf, "w") as zf:
+            for name, data in members.items():
+                zf.writestr(name, data)
+        return buf.getvalue()
+
+    key = "anoyresearcher/prism_paper_data/demo_data.zip"
+    state.files[key] = zip_bytes({"input/ICLR2024/papers/a.txt": b"paper"})
+    res = runner.invoke(
+        app, ["data", "download", "prism-demo", "--dest", str(tmp_path / "ok"), "--endpoint", url]
+    )
+    assert res.exit_code == 0, res.output
+    assert (tmp_path / "ok" / "input" / "ICLR2024" / "papers" / "a.txt").read_bytes() == b"paper"
+    state.files[key] = zip_bytes({"input/a.txt": b"x", "../../escape.txt": b"pwned"})
+    res = runner.invoke(
+        app, ["data", "download", "prism-demo", "--dest", str(tmp_path / "bad"), "--endpoint", url]
+    )
+    assert res.exit_code == 1
+    assert (
+        "refusing to extract" in " ".join(res.output.split()) and "../../escape.txt" in res.output
+    )
+    assert not (tmp_path / "escape.txt").exists() and not (tmp_path / "bad" / "input").exists()

@@ -3,17 +3,13 @@
 from __future__ import annotations
 
 import io
-import json
 import socket
-import threading
 import zipfile
-from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
+from data_shapes import Hub
 
 from prism_review.data.download import (
     DownloadError,
@@ -34,94 +30,6 @@ def make_zip(members: dict[str, bytes]) -> bytes:
         for name, data in members.items():
             zf.writestr(name, data)
     return buf.getvalue()
-
-
-class Hub:
-    """State shared with the handler: files, request log, fault injection."""
-
-    def __init__(self) -> None:
-        self.files: dict[str, bytes] = {}
-        self.requests: list[dict[str, Any]] = []
-        self.cut_after: int | None = None  # drop the connection after this many bytes, once
-        self.require_token: str | None = None
-        self.ignore_range = False
-
-
-def _handler(hub: Hub) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def log_message(self, *args: Any) -> None:
-            pass
-
-        def do_GET(self) -> None:  # noqa: N802
-            hub.requests.append({"path": self.path, "range": self.headers.get("Range"),
-                                 "auth": self.headers.get("Authorization")})  # fmt: skip
-            if (
-                hub.require_token
-                and self.headers.get("Authorization") != f"Bearer {hub.require_token}"
-            ):
-                return self._send(401, b"")
-            path = self.path.split("?")[0]
-            if "/api/datasets/" in path:
-                repo = path.split("/api/datasets/")[1].split("/tree/")[0]
-                listing = [
-                    {"type": "file", "path": k.split(f"{repo}/", 1)[1]}
-                    for k in hub.files
-                    if k.startswith(repo)
-                ]
-                listing.append({"type": "directory", "path": "data"})
-                return self._send(200, json.dumps(listing).encode())
-            key = path.replace("/datasets/", "", 1).replace("/resolve/main/", "/")
-            if key not in hub.files:
-                return self._send(404, b"")
-            data = hub.files[key]
-            start = 0
-            rng = self.headers.get("Range")
-            if rng and not hub.ignore_range:
-                start = int(rng.split("=")[1].rstrip("-"))
-                if start >= len(data):
-                    self.send_response(416)
-                    self.send_header("Content-Range", f"bytes */{len(data)}")
-                    self.send_header("Content-Length", "0")
-                    self.end_headers()
-                    return None
-            body = data[start:]
-            self.send_response(206 if start else 200)
-            if start:
-                self.send_header("Content-Range", f"bytes {start}-{len(data) - 1}/{len(data)}")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            if hub.cut_after is not None:
-                self.wfile.write(body[: hub.cut_after])
-                self.wfile.flush()
-                hub.cut_after = None
-                self.close_connection = True
-                self.connection.shutdown(socket.SHUT_RDWR)
-                return None
-            self.wfile.write(body)
-            return None
-
-        def _send(self, code: int, body: bytes) -> None:
-            self.send_response(code)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-    return Handler
-
-
-@pytest.fixture
-def hub() -> Iterator[tuple[Hub, str]]:
-    state = Hub()
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
-    thread = threading.Thread(
-        target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-    )
-    thread.start()
-    yield state, f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
 
 
 def test_download_whole_file_with_token_and_progress(hub: tuple[Hub, str], tmp_path: Path) -> None:
