@@ -289,3 +289,14 @@ async def test_concurrency_limit_is_respected(llm_server, loopback_judge):
     judge = loopback_judge(concurrency=3, no_cache=True)
     await asyncio.gather(*(judge.run(LabelStep(), LabelIn(text=str(i))) for i in range(12)))
     assert peak[0] == 3
+
+
+async def test_identical_requests_in_flight_share_one_call(llm_server, loopback_judge):
+    from prism_review.testing.llm_server import Fault
+
+    llm_server.set_responder(lambda body: Fault.slow(0.2, GOOD))
+    judge = loopback_judge()
+    res = await asyncio.gather(*(judge.run(LabelStep(), LabelIn(text="same")) for _ in range(5)))
+    assert all(r.ok for r in res) and len(llm_server.requests) == 1
+    assert judge.stats.calls == 1 and judge.stats.cache_hits == 4
+    assert sum(r.usage.calls for r in res) == 1

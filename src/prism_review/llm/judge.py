@@ -116,6 +116,7 @@ class LLMJudge:
         self._schemas: dict[type[BaseModel], tuple[dict[str, Any], bool]] = {}
         self._last_error: str | None = None
         self._step_conf: dict[str, dict[str, Any]] = {}
+        self._inflight: dict[tuple[int, str], asyncio.Future[_Outcome]] = {}
 
     # -- settings -------------------------------------------------------------------------
     def _api_for(self, model_setting: str | None) -> tuple[OpenAICompatibleAPI, str]:
@@ -167,13 +168,36 @@ class LLMJudge:
         params = {"temperature": None if is_reasoning_model(req.model) else req.temperature,
                   "max_tokens": req.max_tokens, "seed": req.seed, "epoch": self.epoch,
                   "schema": req.schema_name, "strict": req.strict}
-        if self._cacheable(req):
-            assert self.cache is not None
-            hit = await asyncio.to_thread(self.cache.get, key)
-            if hit is not None:
+        if not self._cacheable(req):
+            return await self._fetch(api, req, key, params)
+        assert self.cache is not None
+        hit = await asyncio.to_thread(self.cache.get, key)
+        if hit is not None:
+            self.stats.cache_hits += 1
+            params["response_mode"] = hit[1].get("response_mode")
+            return _Outcome(key, hit[0], cached=True, params=params)
+        # an identical request already in flight: share its reply instead of paying twice
+        slot = (id(asyncio.get_running_loop()), key)
+        pending = self._inflight.get(slot)
+        if pending is not None:
+            shared = await asyncio.shield(pending)
+            if shared.text is not None:
                 self.stats.cache_hits += 1
-                params["response_mode"] = hit[1].get("response_mode")
-                return _Outcome(key, hit[0], cached=True, params=params)
+                return _Outcome(key, shared.text, cached=True, params=shared.params)
+            return shared
+        task = asyncio.ensure_future(self._fetch(api, req, key, params))
+        self._inflight[slot] = task
+        try:
+            return await asyncio.shield(task)
+        finally:
+            if task.done():
+                self._inflight.pop(slot, None)
+            else:
+                task.add_done_callback(lambda _t: self._inflight.pop(slot, None))
+
+    async def _fetch(self, api: OpenAICompatibleAPI, req: Request, key: str,
+                     params: dict[str, Any]) -> _Outcome:
+        """Call the model (with limits and retries), account for it, store it in the cache."""
         limiter = self._limiter(api, req.model)
         estimate = sum(len(m["content"]) for m in req.messages) // 4 + req.max_tokens
         max_retries = int(self.settings.get("max_retries"))
