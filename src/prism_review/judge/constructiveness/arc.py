@@ -1,0 +1,139 @@
+"""``constructiveness.arc``: decompose a review into atomic review comments scored on D1–D5.
+
+One step, two routes (see :mod:`prism_review.judge.base`):
+
+* LLM: :mod:`.prompt` (the rubric sits in the system message, so the LLM layer's re-ask, which
+  repeats the full original messages, keeps it — risk K2); the output-token budget is computed
+  per call from the review length (:func:`~prism_review.metrics.constructiveness.adaptive_max_tokens`,
+  risk K1);
+* offline: :mod:`.offline`.
+
+``comments`` in the input switches to *score-only* mode: each given comment becomes exactly one
+ARC (used by ``prism agreement --dataset revutil``, where every review point is one comment).
+Scores are normalised as the reference does (non-numbers → 0, round-half-even, clamp to 0–2),
+invalid comment types become ``observation`` and ARCs are renumbered ARC_01, ARC_02, ….
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from prism_review.judge.base import ChatMessage, JudgeStep
+from prism_review.judge.constructiveness import prompt
+from prism_review.judge.constructiveness.offline import offline_arcs
+from prism_review.metrics.constructiveness import adaptive_max_tokens, validate_arc
+
+
+class ARCInput(BaseModel):
+    """A review to decompose (or, in score-only mode, its given comments)."""
+
+    review_text: str
+    reviewer_id: str = ""
+    paper_text: str | None = None
+    #: score-only mode: one ARC per given comment, no re-segmentation
+    comments: list[str] | None = None
+    #: section name given to score-only comments
+    comment_section: str = "Unknown"
+
+
+class ARC(BaseModel):
+    """One atomic review comment with its rubric scores (0/1/2)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    arc_id: str = "ARC_00"
+    section: str = "Unknown"
+    comment_type: str = "observation"
+    content: str = ""
+    anchor_quote: str = ""
+    D1_actionability: int = 0
+    D2_specificity: int = 0
+    D3_justification: int = 0
+    D4_solution: int = 0
+    D5_tone: int = 0
+
+    @model_validator(mode="before")
+    @classmethod
+    def _normalise(cls, data: Any) -> Any:
+        return validate_arc(data) if isinstance(data, dict) else data
+
+
+class ARCOutput(BaseModel):
+    """The review's ARCs."""
+
+    atomic_comments: list[ARC] = Field(default_factory=list)
+
+    @field_validator("atomic_comments", mode="before")
+    @classmethod
+    def _dicts_only(cls, v: Any) -> Any:
+        # the reference drops non-dict items (and a non-list yields no ARCs)
+        return [a for a in v if isinstance(a, dict)] if isinstance(v, list) else []
+
+
+_WS = re.compile(r"\s+")
+
+
+def anchor_is_verbatim(anchor: str, review: str) -> bool:
+    """True when ``anchor`` occurs in ``review`` (whitespace-insensitive, case-sensitive)."""
+    a = _WS.sub(" ", anchor).strip()
+    return bool(a) and a in _WS.sub(" ", review)
+
+
+class ARCStep(JudgeStep[ARCInput, ARCOutput]):
+    """The constructiveness step (1 LLM call per review)."""
+
+    name: ClassVar[str] = "constructiveness.arc"
+    Input = ARCInput
+    Output = ARCOutput
+    temperature: ClassVar[float] = 0.0
+
+    def __init__(self, *, model_path: str | None = None) -> None:
+        self.model_path = model_path
+
+    def messages(self, inp: ARCInput) -> list[ChatMessage]:
+        return [
+            ChatMessage(role="system", content=prompt.SYSTEM),
+            ChatMessage(
+                role="user",
+                content=prompt.user_message(
+                    inp.review_text, paper=inp.paper_text, comments=inp.comments
+                ),
+            ),
+        ]
+
+    def max_tokens(self, inp: ARCInput) -> int:
+        include_paper = bool(inp.paper_text and len(inp.paper_text) > 100)
+        return adaptive_max_tokens(len(inp.review_text), include_paper=include_paper)
+
+    def offline(self, inp: ARCInput) -> ARCOutput:
+        if not inp.review_text.strip() and not inp.comments:
+            return ARCOutput()
+        arcs = offline_arcs(inp.review_text, inp.comments, model_path=self.model_path)
+        if inp.comments is not None:
+            for a in arcs:
+                a["section"] = inp.comment_section
+        return ARCOutput.model_validate({"atomic_comments": arcs})
+
+    def check(self, inp: ARCInput, out: ARCOutput) -> str | None:
+        if inp.comments is not None and len(out.atomic_comments) != len(inp.comments):
+            return (
+                f"return exactly {len(inp.comments)} ARCs, one per numbered comment "
+                f"(got {len(out.atomic_comments)})"
+            )
+        if inp.review_text.strip() and not out.atomic_comments:
+            return "the review is not empty, so it must yield at least one ARC"
+        return None
+
+    def finalize(self, inp: ARCInput, out: ARCOutput) -> ARCOutput:
+        arcs = [a.model_dump() for a in out.atomic_comments]
+        for i, a in enumerate(arcs, start=1):
+            a["arc_id"] = f"ARC_{i:02d}"
+        return ARCOutput.model_validate({"atomic_comments": arcs})
+
+
+def arcs_as_dicts(out: ARCOutput) -> list[dict[str, Any]]:
+    """Plain dicts of the ARCs (for metrics and the results log)."""
+    return [a.model_dump() for a in out.atomic_comments]

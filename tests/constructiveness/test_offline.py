@@ -1,0 +1,160 @@
+"""The offline ARC judge: segmentation, typing, scoring, score-only mode, the step contract."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from prism_review.judge.base import OfflineJudge
+from prism_review.judge.constructiveness.arc import ARCInput, ARCOutput, ARCStep, anchor_is_verbatim
+from prism_review.judge.constructiveness.model import ARTEFACT, artefact_dir
+from prism_review.judge.constructiveness.segment import segment_review
+
+REVIEW = """**Summary:**
+The paper proposes a sparse mixture of experts for fast softmax approximation.
+
+**Strengths:**
+- Clear writing and good motivation.
+- Strong speed-ups in Table 2 over the full softmax.
+
+**Weaknesses:**
+1. The baselines are weak. The authors should compare with adaptive softmax (Grave et al., 2017)
+   because it targets the same bottleneck.
+2. Missing ablation of the gating loss in Eq. 3.
+
+**Questions:**
+Why is the temperature fixed? How was it tuned?
+
+**Rating:** 6: marginally above the acceptance threshold
+**Confidence:** 4
+"""
+
+
+def test_segmentation_sections_bullets_offsets() -> None:
+    segs = segment_review(REVIEW)
+    assert [s.section for s in segs] == [
+        "Summary",
+        "Strengths",
+        "Strengths",
+        "Weaknesses",
+        "Weaknesses",
+        "Questions",
+        "Questions",
+    ]
+    for s in segs:
+        assert REVIEW[s.start : s.end] == s.text
+    # a numbered item with its continuation line is one point
+    assert segs[3].text.startswith("The baselines are weak.") and "bottleneck" in segs[3].text
+    assert not any("Rating" in s.text or "Confidence" in s.text for s in segs)
+
+
+def test_offline_step_types_scores_and_anchors() -> None:
+    step = ARCStep()
+    out = step.finalize(ARCInput(review_text=REVIEW), step.offline(ARCInput(review_text=REVIEW)))
+    arcs = out.atomic_comments
+    assert [a.arc_id for a in arcs] == [f"ARC_{i:02d}" for i in range(1, 8)]
+    assert [a.comment_type for a in arcs] == [
+        "observation",
+        "strength",
+        "strength",
+        "weakness",
+        "weakness",
+        "question",
+        "question",
+    ]
+    assert all(anchor_is_verbatim(a.anchor_quote, REVIEW) for a in arcs)
+    assert all(len(a.anchor_quote.split()) <= 25 for a in arcs)
+    by_type = {a.comment_type: a for a in arcs}
+    baseline = arcs[3]
+    # the explicit, cited fix outranks the summary sentence on action, justification, solution
+    assert baseline.D1_actionability >= arcs[0].D1_actionability
+    assert baseline.D3_justification >= 1
+    assert baseline.D4_solution == 2
+    assert by_type["strength"].D4_solution == 0
+    for a in arcs:
+        for d in (
+            a.D1_actionability,
+            a.D2_specificity,
+            a.D3_justification,
+            a.D4_solution,
+            a.D5_tone,
+        ):
+            assert d in (0, 1, 2)
+
+
+def test_score_only_mode_one_arc_per_comment() -> None:
+    comments = ["- The authors should report variance over seeds.", "The idea is interesting."]
+    inp = ARCInput(review_text="\n".join(comments), comments=comments, comment_section="Weaknesses")
+    step = ARCStep()
+    out = step.offline(inp)
+    assert len(out.atomic_comments) == 2
+    assert all(a.section == "Weaknesses" for a in out.atomic_comments)
+    assert step.check(inp, out) is None
+    assert step.check(inp, ARCOutput()) is not None
+
+
+def test_empty_review_gives_no_arcs() -> None:
+    assert ARCStep().offline(ARCInput(review_text="  \n")).atomic_comments == []
+
+
+async def test_offline_judge_route() -> None:
+    res = await OfflineJudge().run(ARCStep(), ARCInput(review_text=REVIEW))
+    assert res.ok and len(res.output.atomic_comments) == 7
+
+
+def test_output_model_normalises_like_reference() -> None:
+    out = ARCOutput.model_validate(
+        {
+            "atomic_comments": [
+                1,
+                "x",
+                {"D1_actionability": 2.5, "D5_tone": "2", "comment_type": "praise"},
+            ]
+        }
+    )
+    (a,) = out.atomic_comments
+    assert (a.D1_actionability, a.D5_tone, a.comment_type, a.section) == (
+        2,
+        0,
+        "observation",
+        "Unknown",
+    )
+    assert ARCOutput.model_validate({"atomic_comments": "oops"}).atomic_comments == []
+
+
+def test_max_tokens_per_call() -> None:
+    step = ARCStep()
+    assert step.max_tokens(ARCInput(review_text="x" * 100)) == 3000
+    assert step.max_tokens(ARCInput(review_text="x" * 13000)) == 7242
+    assert step.max_tokens(ARCInput(review_text="x" * 100, paper_text="p" * 200)) == 3600
+
+
+def test_artefact_is_plain_json() -> None:
+    path = artefact_dir() / ARTEFACT
+    data = json.loads(path.read_text(encoding="utf-8"))
+    assert set(data["rubric"]["scorers"]) == {
+        "D1_actionability",
+        "D2_specificity",
+        "D3_justification",
+    }
+    assert data["comment_type"]["classes"] == sorted(
+        ["observation", "question", "strength", "suggestion", "weakness"]
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "higher"),
+    [
+        (
+            "See Eq. 3 and Table 2: the reported 4.1 BLEU gain is within the variance of Smith et al. (2020).",
+            "The results are not great.",
+        ),
+    ],
+)
+def test_specific_supported_point_scores_higher(text: str, higher: str) -> None:
+    step = ARCStep()
+    a = step.offline(ARCInput(review_text=text, comments=[text])).atomic_comments[0]
+    b = step.offline(ARCInput(review_text=higher, comments=[higher])).atomic_comments[0]
+    assert a.D2_specificity > b.D2_specificity
+    assert a.D3_justification > b.D3_justification
