@@ -207,3 +207,15 @@ def test_corrupt_zip_member_is_a_data_error(venue_dir: Path, tmp_path: Path) -> 
         paper, _ = vf.paper("a3")
         assert paper.full_text == ""
         assert len(vf.skips) == 1 and "a3.txt" in vf.skips.skips[0].path
+
+
+def test_nougat_fallback_and_folder_counts(venue_dir: Path) -> None:
+    (venue_dir / "txt" / "a3.txt").unlink()
+    (venue_dir / "paper_nougat_mmd").mkdir()
+    (venue_dir / "paper_nougat_mmd" / "a3.mmd").write_text(
+        "# NExT-GPT\n\nMathpix markdown.", encoding="utf-8"
+    )
+    vf = VenueFolder(venue_dir)
+    assert vf.paper("a3")[0].full_text.startswith("# NExT-GPT")
+    assert vf.folder_counts() == {"json": 3, "txt": 2, "grobid_metadata": 2, "grobid_bib": 4, "grobid_tei": 2,
+                                  "grobid_fulltext": 2, "paper_nougat_mmd": 1}  # fmt: skip

@@ -99,7 +99,7 @@ def describe(path: Path) -> dict[str, Any]:
 
         with VenueFolder(path) as vf:
             summary = vf.scraping_summary()
-            facts.update(venue=vf.venue_name, papers=len(vf.paper_ids()),
+            facts.update(venue=vf.venue_name, papers=len(vf.paper_ids()), files=vf.folder_counts(),
                          scraping_summary=None if summary is None else {
                              "total_processed": summary.total_processed,
                              "total_failed": summary.total_failed},

@@ -238,6 +238,17 @@ class VenueFolder:
         """``txt/<id>.txt`` decoded as UTF-8 (None when absent)."""
         return self._read_text(f"txt/{paper_id}.txt")
 
+    def nougat_mmd(self, paper_id: str) -> str | None:
+        """``paper_nougat_mmd/<id>.mmd`` (ICLR 2024 only; None when absent)."""
+        return self._read_text(f"paper_nougat_mmd/{paper_id}.mmd")
+
+    def folder_counts(self) -> dict[str, int]:
+        """Files per known sub-folder (``json``, ``txt``, ``grobid_tei``, …) that exists."""
+        names = ["json", "txt", *(f for f, _ in GROBID_KINDS.values()), "review_json", "review_raw_txt",
+                 "paper_nougat_mmd"]  # fmt: skip
+        counts = {n: len(self._src.list(n)) for n in dict.fromkeys(names)}
+        return {k: v for k, v in counts.items() if v}
+
     def _read_text(self, rel: str) -> str | None:
         data = self._src.read(rel)
         return None if data is None else _decode(data, path=self._src.label(rel))
@@ -311,6 +322,7 @@ class VenueFolder:
             full = (
                 self._optional(self.grobid_fulltext, paper_id)
                 or self._optional(self.text, paper_id)
+                or self._optional(self.nougat_mmd, paper_id)
                 or ""
             )
         bib = (
