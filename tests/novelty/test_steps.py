@@ -117,7 +117,8 @@ def test_cue_detectors():
 
 
 @pytest.mark.parametrize(("stance", "overlap", "named", "label"), [
-    ("not_novel", 0.5, False, "SUPPORTED"), ("not_novel", 0.2, False, "OVERSTATED"),
+    ("not_novel", 0.5, False, "SUPPORTED"), ("not_novel", 0.25, False, "SUPPORTED"),
+    ("not_novel", 0.2, False, "OVERSTATED"), ("not_novel", 0.12, False, "OVERSTATED"),
     ("not_novel", 0.1, False, "AMBIGUOUS"), ("not_novel", 0.01, False, "UNSUPPORTED"),
     ("not_novel", 0.01, True, "SUPPORTED"), ("somewhat_novel", 0.2, False, "SUPPORTED"),
     ("somewhat_novel", 0.05, False, "UNDERSTATED"), ("novel", 0.4, False, "UNSUPPORTED"),
