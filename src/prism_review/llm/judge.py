@@ -8,18 +8,15 @@ the judge re-asks once with the *full original messages* plus the invalid reply 
 if ``step.check()`` reports a problem it re-asks once stating it. A step that still fails is
 ``unscored`` with the raw reply kept — never a zero. ``step.finalize()`` is applied last.
 
-Transport: per-provider concurrency limit, RPM/TPM limits, retries with exponential back-off and
-jitter on 408/409/429/5xx, timeouts and connection errors (``retry-after`` honoured), none on
-other 4xx. 401/403/404 raise :class:`FatalProviderError`; after ``max_errors`` failed calls every
-call raises :class:`TooManyErrors` so the runner stops cleanly.
+Calls go through :class:`~prism_review.llm.calls.CallManager` (cache, limits, retries, cost).
+401/403/404 raise :class:`~prism_review.llm.errors.FatalProviderError`; after ``max_errors``
+failed calls every call raises :class:`~prism_review.llm.errors.TooManyErrors`, so the runner
+stops cleanly.
 """
 
 from __future__ import annotations
 
-import asyncio
-import logging
 import time
-from dataclasses import asdict, dataclass, field
 from importlib import metadata
 from pathlib import Path
 from typing import Any, Literal
@@ -28,25 +25,22 @@ from pydantic import BaseModel, ValidationError
 
 from prism_review.judge.base import JudgeStep, StepResult, Usage
 from prism_review.llm.audit import AuditLog
-from prism_review.llm.cache import ResponseCache, request_key
-from prism_review.llm.errors import FatalProviderError, ProviderError, TooManyErrors
-from prism_review.llm.limits import RateLimiter, backoff_delay
+from prism_review.llm.cache import ResponseCache
+from prism_review.llm.calls import CACHE_KEY_VERSION, CallManager, CallOutcome, JudgeStats
 from prism_review.llm.parse import ReplyParseError, parse_json_object, response_schema, schema_name
 from prism_review.llm.pricing import PriceTable
 from prism_review.llm.provider import (
     PROVIDERS,
-    Generation,
     ModelSpec,
     OpenAICompatibleAPI,
     Request,
-    is_reasoning_model,
     parse_spec,
     resolve_endpoint,
 )
 from prism_review.llm.settings import Settings
 
-log = logging.getLogger("prism_review.llm")
-CACHE_KEY_VERSION = 1
+__all__ = ["JudgeStats", "LLMJudge"]
+
 REPAIR_PROMPT = (
     "Your previous reply could not be used: {error}\n"
     "Answer again from the start, following every instruction above. Reply with a single JSON "
@@ -56,37 +50,6 @@ CHECK_PROMPT = (
     "Your previous answer has a problem: {problem}\n"
     "Fix it and reply again with the complete JSON object, following every instruction above."
 )
-
-
-@dataclass
-class JudgeStats:
-    """Live totals for progress bars and the run manifest."""
-
-    steps: int = 0
-    unscored: int = 0
-    calls: int = 0
-    cache_hits: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cost_usd: float = 0.0
-    errors: int = 0
-    retries: int = 0
-    reasks: int = 0
-    unpriced_calls: int = 0
-
-    def as_dict(self) -> dict[str, Any]:
-        """A plain-dict copy."""
-        return asdict(self)
-
-
-@dataclass
-class _Outcome:
-    key: str
-    text: str | None = None
-    gen: Generation | None = None
-    cached: bool = False
-    error: str | None = None
-    params: dict[str, Any] = field(default_factory=dict)
 
 
 class LLMJudge:
@@ -106,17 +69,14 @@ class LLMJudge:
         self.prices = prices or PriceTable.load(settings.get("prices"))
         self.epoch = epoch
         self.seed: int | None = settings.get("seed")
-        self.stats = JudgeStats()
+        self.calls = CallManager(settings, cache=cache, prices=self.prices, epoch=epoch)
+        self.stats = self.calls.stats
         self._api_key, self._base_url = api_key, base_url
         url, key = resolve_endpoint(spec, api_key=api_key, base_url=base_url)
         self.api = OpenAICompatibleAPI(spec, base_url=url, api_key=key)
         self._apis: dict[str, OpenAICompatibleAPI] = {spec.provider: self.api}
-        self._limiters: dict[str, RateLimiter] = {}
-        self._semaphores: dict[tuple[int, str], asyncio.Semaphore] = {}
         self._schemas: dict[type[BaseModel], tuple[dict[str, Any], bool]] = {}
-        self._last_error: str | None = None
         self._step_conf: dict[str, dict[str, Any]] = {}
-        self._inflight: dict[tuple[int, str], asyncio.Future[_Outcome]] = {}
 
     # -- settings -------------------------------------------------------------------------
     def _api_for(self, model_setting: str | None) -> tuple[OpenAICompatibleAPI, str]:
@@ -139,128 +99,10 @@ class LLMJudge:
             self._schemas[model] = response_schema(model)
         return self._schemas[model]
 
-    def _semaphore(self, api: OpenAICompatibleAPI) -> asyncio.Semaphore:
-        slot = (id(asyncio.get_running_loop()), f"{api.provider}@{api.base_url}")
-        if slot not in self._semaphores:
-            self._semaphores[slot] = asyncio.Semaphore(int(self.settings.get("concurrency")))
-        return self._semaphores[slot]
-
-    def _limiter(self, api: OpenAICompatibleAPI, model: str) -> RateLimiter:
-        tag = f"{api.provider}:{model}"
-        if tag not in self._limiters:
-            self._limiters[tag] = RateLimiter(self.settings.get("rpm") or 0.0,
-                                              self.settings.get("tpm") or 0.0)
-        return self._limiters[tag]
-
-    # -- one model call -------------------------------------------------------------------
-    def _cache_payload(self, api: OpenAICompatibleAPI, req: Request) -> dict[str, Any]:
-        return {"v": CACHE_KEY_VERSION, "provider": api.provider, "model": req.model,
-                "messages": req.messages, "temperature": req.temperature,
-                "max_tokens": req.max_tokens, "schema": req.schema, "schema_name":
-                req.schema_name, "strict": req.strict, "seed": req.seed, "epoch": self.epoch}
-
-    def _cacheable(self, req: Request) -> bool:
-        return self.cache is not None and (req.temperature == 0.0 or req.seed is not None
-                                           or self.epoch is not None)
-
-    async def _call(self, api: OpenAICompatibleAPI, req: Request) -> _Outcome:
-        key = request_key(self._cache_payload(api, req))
-        params = {"temperature": None if is_reasoning_model(req.model) else req.temperature,
-                  "max_tokens": req.max_tokens, "seed": req.seed, "epoch": self.epoch,
-                  "schema": req.schema_name, "strict": req.strict}
-        if not self._cacheable(req):
-            return await self._fetch(api, req, key, params)
-        assert self.cache is not None
-        hit = await asyncio.to_thread(self.cache.get, key)
-        if hit is not None:
-            self.stats.cache_hits += 1
-            params["response_mode"] = hit[1].get("response_mode")
-            return _Outcome(key, hit[0], cached=True, params=params)
-        # an identical request already in flight: share its reply instead of paying twice
-        slot = (id(asyncio.get_running_loop()), key)
-        pending = self._inflight.get(slot)
-        if pending is not None:
-            shared = await asyncio.shield(pending)
-            if shared.text is not None:
-                self.stats.cache_hits += 1
-                return _Outcome(key, shared.text, cached=True, params=shared.params)
-            return shared
-        task = asyncio.ensure_future(self._fetch(api, req, key, params))
-        self._inflight[slot] = task
-        try:
-            return await asyncio.shield(task)
-        finally:
-            if task.done():
-                self._inflight.pop(slot, None)
-            else:
-                task.add_done_callback(lambda _t: self._inflight.pop(slot, None))
-
-    async def _fetch(self, api: OpenAICompatibleAPI, req: Request, key: str,
-                     params: dict[str, Any]) -> _Outcome:
-        """Call the model (with limits and retries), account for it, store it in the cache."""
-        limiter = self._limiter(api, req.model)
-        estimate = sum(len(m["content"]) for m in req.messages) // 4 + req.max_tokens
-        max_retries = int(self.settings.get("max_retries"))
-        attempt = 0
-        while True:
-            self._raise_if_stopped()
-            await limiter.acquire(estimate)
-            try:
-                async with self._semaphore(api):
-                    gen = await api.generate(req)
-            except FatalProviderError as exc:
-                limiter.settle(estimate, None)
-                self._count_error(str(exc))
-                raise
-            except ProviderError as exc:
-                limiter.settle(estimate, None)
-                attempt += 1
-                if exc.retryable and attempt <= max_retries:
-                    self.stats.retries += 1
-                    delay = backoff_delay(attempt, float(self.settings.get("retry_base")),
-                                          float(self.settings.get("retry_max")), exc.retry_after)
-                    log.info("%s: %s; retry %d/%d in %.2fs", req.step, exc, attempt,
-                             max_retries, delay)
-                    await asyncio.sleep(delay)
-                    continue
-                log.warning("%s: giving up after %d attempt(s): %s", req.step, attempt, exc)
-                self._count_error(str(exc))
-                return _Outcome(key, error=str(exc), params=params)
-            limiter.settle(estimate, gen.prompt_tokens + gen.completion_tokens)
-            self._account(req.model, gen)
-            params["response_mode"] = gen.response_mode
-            if self._cacheable(req):
-                assert self.cache is not None
-                usage = {"prompt_tokens": gen.prompt_tokens, "response_mode": gen.response_mode,
-                         "completion_tokens": gen.completion_tokens,
-                         "finish_reason": gen.finish_reason}
-                await asyncio.to_thread(self.cache.put, key, req.model, gen.text, usage)
-            return _Outcome(key, gen.text, gen=gen, params=params)
-
-    def _account(self, model: str, gen: Generation) -> None:
-        self.stats.calls += 1
-        self.stats.prompt_tokens += gen.prompt_tokens
-        self.stats.completion_tokens += gen.completion_tokens
-        cost = self.prices.cost(model, gen.prompt_tokens, gen.completion_tokens)
-        if cost is None:
-            self.stats.unpriced_calls += 1
-        else:
-            self.stats.cost_usd += cost
-        gen.extra["cost_usd"] = cost
-
-    def _count_error(self, message: str) -> None:
-        self.stats.errors += 1
-        self._last_error = message
-
-    def _raise_if_stopped(self) -> None:
-        limit = int(self.settings.get("max_errors") or 0)
-        if limit > 0 and self.stats.errors >= limit:
-            raise TooManyErrors(self.stats.errors, limit, self._last_error)
-
     # -- one step -------------------------------------------------------------------------
     async def run(self, step: JudgeStep[Any, Any], inp: BaseModel) -> StepResult[Any]:
         """Run ``step`` on ``inp`` (see the module docstring); never scores a failure as 0."""
-        self._raise_if_stopped()
+        self.calls.raise_if_stopped()
         started = time.perf_counter()
         usage = Usage()
         ids: list[str] = []
@@ -272,12 +114,12 @@ class LLMJudge:
         result.usage, result.request_ids = usage, ids
         if not result.ok:
             self.stats.unscored += 1
-        self._raise_if_stopped()
+        self.calls.raise_if_stopped()
         return result
 
     async def _ask(self, step: JudgeStep[Any, Any], api: OpenAICompatibleAPI, req: Request,
-                   usage: Usage, ids: list[str], purpose: str) -> tuple[_Outcome, Any, str | None]:
-        outcome = await self._call(api, req)
+                   usage: Usage, ids: list[str], purpose: str) -> tuple[CallOutcome, Any, str | None]:
+        outcome = await self.calls.call(api, req)
         ids.append(outcome.key)
         if outcome.cached:
             usage.cache_hits += 1

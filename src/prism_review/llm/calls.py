@@ -1,0 +1,200 @@
+"""Model calls: cache, in-flight sharing, concurrency and rate limits, retries, usage and cost.
+
+:class:`CallManager` turns one :class:`~prism_review.llm.provider.Request` into a
+:class:`CallOutcome`:
+
+1. the request hash (:func:`~prism_review.llm.cache.request_key` over provider, model, messages,
+   temperature, token budget, schema, seed and epoch) names the call everywhere;
+2. deterministic calls (temperature 0, or any call with a seed/epoch) are answered from the
+   on-disk cache when possible, and identical requests already in flight share one call;
+3. otherwise the call waits for the RPM/TPM limiters and a per-provider concurrency slot, and
+   is retried with exponential back-off and jitter while the error is retryable (``retry-after``
+   honoured). SDK retries are off, so every attempt is counted here;
+4. a call that still fails counts towards ``max_errors``; at the limit every call raises
+   :class:`~prism_review.llm.errors.TooManyErrors`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from prism_review.llm.cache import ResponseCache, request_key
+from prism_review.llm.errors import FatalProviderError, ProviderError, TooManyErrors
+from prism_review.llm.limits import RateLimiter, backoff_delay
+from prism_review.llm.pricing import PriceTable
+from prism_review.llm.provider import Generation, OpenAICompatibleAPI, Request, is_reasoning_model
+from prism_review.llm.settings import Settings
+
+log = logging.getLogger("prism_review.llm")
+CACHE_KEY_VERSION = 1
+
+
+@dataclass
+class JudgeStats:
+    """Live totals for progress bars and the run manifest."""
+
+    steps: int = 0
+    unscored: int = 0
+    calls: int = 0
+    cache_hits: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+    errors: int = 0
+    retries: int = 0
+    reasks: int = 0
+    unpriced_calls: int = 0
+
+    def as_dict(self) -> dict[str, Any]:
+        """A plain-dict copy."""
+        return asdict(self)
+
+
+@dataclass
+class CallOutcome:
+    """One model call's reply (or error), whether it came from the cache, and its hash."""
+
+    key: str
+    text: str | None = None
+    gen: Generation | None = None
+    cached: bool = False
+    error: str | None = None
+    params: dict[str, Any] = field(default_factory=dict)
+
+
+class CallManager:
+    """Runs model calls for a judge (see the module docstring)."""
+
+    def __init__(self, settings: Settings, *, cache: ResponseCache | None, prices: PriceTable,
+                 epoch: int | None = None) -> None:
+        self.settings = settings
+        self.cache = cache
+        self.prices = prices
+        self.epoch = epoch
+        self.stats = JudgeStats()
+        self._limiters: dict[str, RateLimiter] = {}
+        self._semaphores: dict[tuple[int, str], asyncio.Semaphore] = {}
+        self._inflight: dict[tuple[int, str], asyncio.Future[CallOutcome]] = {}
+        self._last_error: str | None = None
+
+    def _semaphore(self, api: OpenAICompatibleAPI) -> asyncio.Semaphore:
+        slot = (id(asyncio.get_running_loop()), f"{api.provider}@{api.base_url}")
+        if slot not in self._semaphores:
+            self._semaphores[slot] = asyncio.Semaphore(int(self.settings.get("concurrency")))
+        return self._semaphores[slot]
+
+    def _limiter(self, api: OpenAICompatibleAPI, model: str) -> RateLimiter:
+        tag = f"{api.provider}:{model}"
+        if tag not in self._limiters:
+            self._limiters[tag] = RateLimiter(self.settings.get("rpm") or 0.0,
+                                              self.settings.get("tpm") or 0.0)
+        return self._limiters[tag]
+
+    # -- one model call -------------------------------------------------------------------
+    def _cache_payload(self, api: OpenAICompatibleAPI, req: Request) -> dict[str, Any]:
+        return {"v": CACHE_KEY_VERSION, "provider": api.provider, "model": req.model,
+                "messages": req.messages, "temperature": req.temperature,
+                "max_tokens": req.max_tokens, "schema": req.schema, "schema_name":
+                req.schema_name, "strict": req.strict, "seed": req.seed, "epoch": self.epoch}
+
+    def _cacheable(self, req: Request) -> bool:
+        return self.cache is not None and (req.temperature == 0.0 or req.seed is not None
+                                           or self.epoch is not None)
+
+    async def call(self, api: OpenAICompatibleAPI, req: Request) -> CallOutcome:
+        key = request_key(self._cache_payload(api, req))
+        params = {"temperature": None if is_reasoning_model(req.model) else req.temperature,
+                  "max_tokens": req.max_tokens, "seed": req.seed, "epoch": self.epoch,
+                  "schema": req.schema_name, "strict": req.strict}
+        if not self._cacheable(req):
+            return await self._fetch(api, req, key, params)
+        assert self.cache is not None
+        hit = await asyncio.to_thread(self.cache.get, key)
+        if hit is not None:
+            self.stats.cache_hits += 1
+            params["response_mode"] = hit[1].get("response_mode")
+            return CallOutcome(key, hit[0], cached=True, params=params)
+        # an identical request already in flight: share its reply instead of paying twice
+        slot = (id(asyncio.get_running_loop()), key)
+        pending = self._inflight.get(slot)
+        if pending is not None:
+            shared = await asyncio.shield(pending)
+            if shared.text is not None:
+                self.stats.cache_hits += 1
+                return CallOutcome(key, shared.text, cached=True, params=shared.params)
+            return shared
+        task = asyncio.ensure_future(self._fetch(api, req, key, params))
+        self._inflight[slot] = task
+        try:
+            return await asyncio.shield(task)
+        finally:
+            if task.done():
+                self._inflight.pop(slot, None)
+            else:
+                task.add_done_callback(lambda _t: self._inflight.pop(slot, None))
+
+    async def _fetch(self, api: OpenAICompatibleAPI, req: Request, key: str,
+                     params: dict[str, Any]) -> CallOutcome:
+        """Call the model (with limits and retries), account for it, store it in the cache."""
+        limiter = self._limiter(api, req.model)
+        estimate = sum(len(m["content"]) for m in req.messages) // 4 + req.max_tokens
+        max_retries = int(self.settings.get("max_retries"))
+        attempt = 0
+        while True:
+            self.raise_if_stopped()
+            await limiter.acquire(estimate)
+            try:
+                async with self._semaphore(api):
+                    gen = await api.generate(req)
+            except FatalProviderError as exc:
+                limiter.settle(estimate, None)
+                self._count_error(str(exc))
+                raise
+            except ProviderError as exc:
+                limiter.settle(estimate, None)
+                attempt += 1
+                if exc.retryable and attempt <= max_retries:
+                    self.stats.retries += 1
+                    delay = backoff_delay(attempt, float(self.settings.get("retry_base")),
+                                          float(self.settings.get("retry_max")), exc.retry_after)
+                    log.info("%s: %s; retry %d/%d in %.2fs", req.step, exc, attempt,
+                             max_retries, delay)
+                    await asyncio.sleep(delay)
+                    continue
+                log.warning("%s: giving up after %d attempt(s): %s", req.step, attempt, exc)
+                self._count_error(str(exc))
+                return CallOutcome(key, error=str(exc), params=params)
+            limiter.settle(estimate, gen.prompt_tokens + gen.completion_tokens)
+            self._account(req.model, gen)
+            params["response_mode"] = gen.response_mode
+            if self._cacheable(req):
+                assert self.cache is not None
+                usage = {"prompt_tokens": gen.prompt_tokens, "response_mode": gen.response_mode,
+                         "completion_tokens": gen.completion_tokens,
+                         "finish_reason": gen.finish_reason}
+                await asyncio.to_thread(self.cache.put, key, req.model, gen.text, usage)
+            return CallOutcome(key, gen.text, gen=gen, params=params)
+
+    def _account(self, model: str, gen: Generation) -> None:
+        self.stats.calls += 1
+        self.stats.prompt_tokens += gen.prompt_tokens
+        self.stats.completion_tokens += gen.completion_tokens
+        cost = self.prices.cost(model, gen.prompt_tokens, gen.completion_tokens)
+        if cost is None:
+            self.stats.unpriced_calls += 1
+        else:
+            self.stats.cost_usd += cost
+        gen.extra["cost_usd"] = cost
+
+    def _count_error(self, message: str) -> None:
+        self.stats.errors += 1
+        self._last_error = message
+
+    def raise_if_stopped(self) -> None:
+        limit = int(self.settings.get("max_errors") or 0)
+        if limit > 0 and self.stats.errors >= limit:
+            raise TooManyErrors(self.stats.errors, limit, self._last_error)
+
