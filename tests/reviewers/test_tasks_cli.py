@@ -69,10 +69,11 @@ def test_acceptance_llm_predictor(mini_layout: Path, llm_server, tmp_path: Path)
     llm_server.set_responder(lambda body: {"decision": "Accept", "probability": 0.7, "rationale": "fine"})
     spec = f"openai-compatible/test-model@{llm_server.base_url}"
     res = runner.invoke(app, ["task", "acceptance", "--data", str(mini_layout), "--predictor", "llm",
-                              "--judge", spec, "--with-reviews", "--cache-dir", str(tmp_path / "c")],
+                              "--judge", spec, "--with-reviews", "--split", "all", "--cache-dir", str(tmp_path / "c")],
                         env={"OPENAI_API_KEY": "dummy"})
     assert res.exit_code == 0, res.output
     result = _json(res.stdout)
+    assert result["split"] == "all" and result["n_test"] == 11  # every decided ICLR paper
     o = result["overall"]
     assert o["predicted_accept_rate"] == 1.0 and o["roc_auc"] == 0.5
     assert o["accuracy"] == pytest.approx(o["accept_rate"])

@@ -103,3 +103,11 @@ def test_targets_skip_unreadable() -> None:
     p = tp("a", "ICLR2025", "Reject", [], "test")
     p.reviews.append(Review(paper_id="a", venue="ICLR2025", system="human", reviewer_id="H", raw_scores={"Rating": "n/a"}))
     assert targets([p], "review") == [] and targets([p], "paper") == []
+
+
+async def test_fitted_predictors_refuse_split_all() -> None:
+    ps = [tp("t1", "ICLR2025", "Reject", [1], "train"), tp("x1", "ICLR2025", "Reject", [5], "test")]
+    with pytest.raises(ValueError, match="fitted on the train split"):
+        await run_scores(ps, predictor="train-mean", split="all")
+    with pytest.raises(ValueError, match="fitted on the train split"):
+        await run_acceptance(ps, predictor="rating", split="all")

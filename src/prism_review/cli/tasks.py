@@ -186,7 +186,7 @@ def _write_outputs(out: Path | None, result: dict[str, Any], rows: list[dict[str
 
 
 def _papers(data: Path | None, proreviewer: Path | None, venue: list[str] | None, limit: int | None,
-            train_fraction: float, seed: int) -> list[Any]:  # fmt: skip
+            train_fraction: float, seed: int, keep_text: bool = True) -> list[Any]:  # fmt: skip
     from prism_review.data.layout import demo_root
     from prism_review.tasks.sources import load_papers
 
@@ -195,11 +195,12 @@ def _papers(data: Path | None, proreviewer: Path | None, venue: list[str] | None
     if data is not None and proreviewer is not None:
         raise _fail("give --data or --proreviewer, not both")
     return load_papers(data=data, proreviewer=proreviewer, venues=venue, limit=limit,
-                       train_fraction=train_fraction, seed=seed)  # fmt: skip
+                       train_fraction=train_fraction, seed=seed, keep_text=keep_text)  # fmt: skip
 
 
 TrainOpt = Annotated[float, typer.Option("--train-fraction", help="PRISM layout: share of papers in the train split")]
 SeedOpt = Annotated[int, typer.Option("--seed", help="PRISM layout: seed of the hash split")]
+SplitOpt = Annotated[str, typer.Option("--split", help="Evaluate on: test | all (all: unfitted predictors only)")]
 
 
 @task_app.command("acceptance")
@@ -209,7 +210,7 @@ def task_acceptance(
     allow_biased: Annotated[bool, typer.Option("--allow-biased", help="Include ICML 2025 / NeurIPS 2025 (accept-biased)")] = False,
     with_reviews: Annotated[bool, typer.Option("--with-reviews", help="llm: show the reviews too")] = False,
     objective: Annotated[str, typer.Option("--objective", help="rating: threshold objective (balanced_accuracy | accuracy)")] = "balanced_accuracy",
-    train_fraction: TrainOpt = 0.5, seed: SeedOpt = 0, judge: JudgeOpt = "offline", out: OutOpt = None,
+    train_fraction: TrainOpt = 0.5, seed: SeedOpt = 0, split: SplitOpt = "test", judge: JudgeOpt = "offline", out: OutOpt = None,
     max_paper_chars: CharsOpt = 48_000, concurrency: ConcOpt = 4, base_url: BaseUrlOpt = None,
     config: ConfigOpt = None, cache_dir: CacheOpt = None, no_cache: NoCacheOpt = False,
     max_errors: MaxErrOpt = None, audit: AuditOpt = None,
@@ -221,17 +222,19 @@ def task_acceptance(
         raise _fail(f"unknown predictor {predictor!r} (rating, majority, llm)")
     if objective not in {"balanced_accuracy", "accuracy"}:
         raise _fail(f"unknown objective {objective!r}")
+    if split not in {"test", "all"}:
+        raise _fail("--split is test|all")
     the_judge = None
     if predictor == "llm":
         the_judge = _judge(judge, what="the llm acceptance predictor", base_url=base_url, config=config,
                            cache_dir=cache_dir, no_cache=no_cache, concurrency=concurrency,
                            max_errors=max_errors, audit=audit)  # fmt: skip
-    papers = _papers(data, proreviewer, venue, limit, train_fraction, seed)
+    papers = _papers(data, proreviewer, venue, limit, train_fraction, seed, keep_text=predictor == "llm")
     try:
         result, preds = _run(run_acceptance(
             papers, predictor=predictor, judge=the_judge, requested_venues=venue,  # type: ignore[arg-type]
             allow_biased=allow_biased, with_reviews=with_reviews, objective=objective,  # type: ignore[arg-type]
-            max_paper_chars=max_paper_chars or None, concurrency=concurrency))
+            max_paper_chars=max_paper_chars or None, concurrency=concurrency, split=split))  # type: ignore[arg-type]
     except (AcceptBiasedVenue, ValueError) as exc:
         raise _fail(str(exc)) from exc
     for w in result["warnings"]:
@@ -245,7 +248,7 @@ def task_scores(
     predictor: Annotated[str, typer.Option("--predictor", help="train-mean | llm | system")] = "train-mean",
     system: Annotated[str | None, typer.Option("--system", help="system predictor: the system whose ratings to use")] = None,
     data: DataOpt = None, proreviewer: ProOpt = None, venue: VenueOpt = None, limit: LimitOpt = None,
-    train_fraction: TrainOpt = 0.5, seed: SeedOpt = 0, judge: JudgeOpt = "offline", out: OutOpt = None,
+    train_fraction: TrainOpt = 0.5, seed: SeedOpt = 0, split: SplitOpt = "test", judge: JudgeOpt = "offline", out: OutOpt = None,
     max_paper_chars: CharsOpt = 48_000, concurrency: ConcOpt = 4, base_url: BaseUrlOpt = None,
     config: ConfigOpt = None, cache_dir: CacheOpt = None, no_cache: NoCacheOpt = False,
     max_errors: MaxErrOpt = None, audit: AuditOpt = None,
@@ -255,12 +258,14 @@ def task_scores(
 
     if level not in {"paper", "review"} or predictor not in {"train-mean", "llm", "system"}:
         raise _fail("--level is paper|review and --predictor train-mean|llm|system")
+    if split not in {"test", "all"}:
+        raise _fail("--split is test|all")
     the_judge, ratings = None, None
     if predictor == "llm":
         the_judge = _judge(judge, what="the llm score predictor", base_url=base_url, config=config,
                            cache_dir=cache_dir, no_cache=no_cache, concurrency=concurrency,
                            max_errors=max_errors, audit=audit)  # fmt: skip
-    papers = _papers(data, proreviewer, venue, limit, train_fraction, seed)
+    papers = _papers(data, proreviewer, venue, limit, train_fraction, seed, keep_text=predictor == "llm")
     if predictor == "system":
         if not system or proreviewer is not None:
             raise _fail("the system predictor needs --system NAME and a PRISM --data folder")
@@ -268,7 +273,7 @@ def task_scores(
     try:
         result, ts = _run(run_scores(papers, level=level, predictor=predictor, judge=the_judge,  # type: ignore[arg-type]
                                      system_ratings=ratings, max_paper_chars=max_paper_chars or None,
-                                     concurrency=concurrency))  # fmt: skip
+                                     concurrency=concurrency, split=split))  # type: ignore[arg-type]
     except ValueError as exc:
         raise _fail(str(exc)) from exc
     if system:
@@ -281,8 +286,15 @@ def _system_ratings(data: Path | None, system: str, papers: list[Any]) -> dict[t
     from prism_review.tasks.scores import system_rating
 
     layout = EvalLayout(find_data_root(data) if data else demo_root())
+    venues = sorted({p.venue for p in papers})
+    has = {v: system in layout.systems(v) for v in venues}  # listing also registers BYO folders
+    if not any(has.values()):
+        raise _fail(f"no reviews of system {system!r} under {layout.root} for {', '.join(venues)}")
     out: dict[tuple[str, str], float | None] = {}
     for p in papers:
+        if not has[p.venue]:
+            out[(p.venue, p.paper.paper_id)] = None
+            continue
         vals = [v for r in layout.load_reviews(p.venue, p.paper.paper_id, system)
                 if (v := system_rating(r.raw_scores)) is not None]  # fmt: skip
         out[(p.venue, p.paper.paper_id)] = sum(vals) / len(vals) if vals else None

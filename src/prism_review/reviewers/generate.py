@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from prism_review.data.errors import DataError
 from prism_review.judge.base import Judge, StepResult, Usage
 from prism_review.llm.errors import FatalProviderError, ProviderError
 from prism_review.records import Review, render_sections
@@ -81,6 +82,8 @@ async def _drive(keys: Sequence[str], work: Work, out: JsonlAppender, report: Ge
                 row, result, error = await work(key)
             except FatalProviderError:
                 raise
+            except DataError as exc:  # this paper's files are unreadable; the others go on
+                row, result, error = None, None, f"data: {exc}"
             except ProviderError as exc:  # this item failed for good; the run goes on
                 row, result, error = None, None, f"provider error: {exc}"
         if result is not None:

@@ -250,14 +250,22 @@ async def run_acceptance(
     allow_biased: bool = False, with_reviews: bool = False,
     objective: Literal["accuracy", "balanced_accuracy"] = "balanced_accuracy",
     max_paper_chars: int | None = DEFAULT_MAX_CHARS, concurrency: int = 4,
+    split: Literal["test", "all"] = "test",
 ) -> tuple[dict[str, Any], list[Prediction]]:  # fmt: skip
-    """Run one predictor; returns ``(result, predictions)``. Evaluation is on the ``test`` split."""
+    """Run one predictor; returns ``(result, predictions)``.
+
+    Evaluation is on the ``test`` split; ``split="all"`` evaluates every labelled paper and is
+    allowed only for the ``llm`` predictor (the baselines are fitted on train).
+    """
+    if split == "all" and predictor != "llm":
+        raise ValueError(f"the {predictor} predictor is fitted on the train split: evaluate it on 'test'")
     papers, warnings = screen_venues(papers, requested=requested_venues, allow_biased=allow_biased)
     items, excluded = labelled(papers)
     train = [(p, y) for p, y in items if p.split == "train"]
-    test = [(p, y) for p, y in items if p.split == "test"]
+    test = [(p, y) for p, y in items if split == "all" or p.split == "test"]
     result: dict[str, Any] = {"task": "acceptance", "predictor": predictor, "warnings": warnings,
-                              "excluded": dict(excluded), "n_train": len(train), "n_test": len(test)}  # fmt: skip
+                              "excluded": dict(excluded), "split": split, "n_train": len(train),
+                              "n_test": len(test)}  # fmt: skip
     if not test:
         raise ValueError("no labelled test papers (check the split and the decisions)")
     if predictor == "rating":

@@ -13,7 +13,7 @@ mean of the paper's ratings). Predictors:
 
 Metrics (see :mod:`prism_review.tasks.metrics`) are reported on the raw scale per venue and on
 the [0, 1] scale of the venue registry pooled across venues; within-±1 always counts one *raw*
-rating point. Evaluation uses the ``test`` split.
+rating point. Evaluation uses the ``test`` split (``split="all"`` for the unfitted predictors).
 """
 
 from __future__ import annotations
@@ -213,14 +213,20 @@ async def run_scores(
     predictor: Literal["train-mean", "llm", "system"] = "train-mean", judge: Judge | None = None,
     system_ratings: Mapping[tuple[str, str], float | None] | None = None,
     max_paper_chars: int | None = DEFAULT_MAX_CHARS, concurrency: int = 4,
+    split: Literal["test", "all"] = "test",
 ) -> tuple[dict[str, Any], list[Target]]:  # fmt: skip
-    """Run one predictor at one level; returns ``(result, test targets with predictions)``."""
+    """Run one predictor at one level; returns ``(result, evaluated targets with predictions)``.
+
+    ``split="all"`` evaluates every target and is refused for ``train-mean`` (fitted on train).
+    """
+    if split == "all" and predictor == "train-mean":
+        raise ValueError("the train-mean predictor is fitted on the train split: evaluate it on 'test'")
     all_t = targets(papers, level)
     train = [t for t in all_t if t.split == "train"]
-    test = [t for t in all_t if t.split == "test"]
+    test = [t for t in all_t if split == "all" or t.split == "test"]
     if not test:
         raise ValueError("no test targets with a readable rating")
-    result: dict[str, Any] = {"task": "scores", "level": level, "predictor": predictor,
+    result: dict[str, Any] = {"task": "scores", "level": level, "predictor": predictor, "split": split,
                               "n_train": len(train), "n_test": len(test)}  # fmt: skip
     if predictor == "train-mean":
         result["train_mean_normalised"] = train_mean_predict(train, test)

@@ -93,9 +93,13 @@ def from_proreviewer(path: Path | str, *, split: str | None = None, limit: int |
 def load_papers(
     *, data: Path | str | None = None, proreviewer: Path | str | None = None,
     venues: Sequence[str] | None = None, limit: int | None = None, manifest: str | None = None,
-    train_fraction: float = 0.5, seed: int = 0,
+    train_fraction: float = 0.5, seed: int = 0, keep_text: bool = True,
 ) -> list[TaskPaper]:  # fmt: skip
-    """Load task papers from exactly one source (``data`` layout or ``proreviewer``)."""
+    """Load task papers from exactly one source (``data`` layout or ``proreviewer``).
+
+    ``keep_text=False`` drops each paper's full text as it streams in (the baselines need only
+    decisions and ratings; ProReviewer's 5,011 markdown papers would otherwise stay in memory).
+    """
     if (data is None) == (proreviewer is None):
         raise ValueError("give exactly one of a PRISM data folder or a ProReviewer path")
     items: Iterable[TaskPaper]
@@ -108,4 +112,10 @@ def load_papers(
         assert data is not None
         items = from_layout(data, venues, limit=limit, manifest=manifest,
                             train_fraction=train_fraction, seed=seed)  # fmt: skip
-    return list(items)
+    if keep_text:
+        return list(items)
+    out = []
+    for item in items:
+        item.paper = item.paper.model_copy(update={"full_text": "", "sections": []})
+        out.append(item)
+    return out
