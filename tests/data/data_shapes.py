@@ -205,6 +205,7 @@ class Hub:
         self.cut_after: int | None = None  # drop the connection after this many bytes, once
         self.require_token: str | None = None
         self.ignore_range = False
+        self.page_size = 0  # >0: split the file listing into two pages
 
 
 def hub_handler(hub: Hub) -> type[BaseHTTPRequestHandler]:
@@ -231,6 +232,15 @@ def hub_handler(hub: Hub) -> type[BaseHTTPRequestHandler]:
                     if k.startswith(repo)
                 ]
                 listing.append({"type": "directory", "path": "data"})
+                if (
+                    hub.page_size and "cursor=" not in self.path
+                ):  # first page, then a Link to the rest
+                    link = f'<{path}?recursive=true&cursor=p2>; rel="next"'
+                    return self._send(
+                        200, json.dumps(listing[: hub.page_size]).encode(), {"Link": link}
+                    )
+                if hub.page_size:
+                    listing = listing[hub.page_size :]
                 return self._send(200, json.dumps(listing).encode())
             key = path.replace("/datasets/", "", 1).replace("/resolve/main/", "/")
             if key not in hub.files:
@@ -262,8 +272,10 @@ def hub_handler(hub: Hub) -> type[BaseHTTPRequestHandler]:
             self.wfile.write(body)
             return None
 
-        def _send(self, code: int, body: bytes) -> None:
+        def _send(self, code: int, body: bytes, headers: dict[str, str] | None = None) -> None:
             self.send_response(code)
+            for k, v in (headers or {}).items():
+                self.send_header(k, v)
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
             self.wfile.write(body)

@@ -105,11 +105,13 @@ def test_listing_based_dataset_and_404(hub: tuple[Hub, str], tmp_path: Path) -> 
     state.files["UKPLab/ProReviewer-Dataset/data/train-00000-of-00001.parquet"] = b"train"
     state.files["UKPLab/ProReviewer-Dataset/data/test-00000-of-00001.parquet"] = b"test"
     state.files["UKPLab/ProReviewer-Dataset/README.md"] = b"card"
+    state.page_size = 1  # the test file is only on the second page
     paths = download_dataset("proreviewer", tmp_path, endpoint=url)
     assert sorted(p.relative_to(tmp_path).as_posix() for p in paths) == [
         "data/test-00000-of-00001.parquet",
         "data/train-00000-of-00001.parquet",
     ]
+    assert sum("cursor=p2" in r["path"] for r in state.requests) == 1
     with pytest.raises(DownloadError, match="not found"):
         download_dataset("prism-corpus", tmp_path / "c", endpoint=url)
     with pytest.raises(KeyError, match="known: prism-corpus"):

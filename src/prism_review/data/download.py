@@ -109,21 +109,32 @@ def _status_error(url: str, status: int) -> DownloadError:
 def list_repo_files(
     client: httpx.Client, endpoint: str, repo: str, revision: str = "main"
 ) -> list[str]:
-    """Every file path in a dataset repo, from the hub's tree API."""
-    url = f"{endpoint}/api/datasets/{repo}/tree/{quote(revision, safe='')}"
-    try:
-        resp = client.get(url, params={"recursive": "true"})
-    except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
-        raise _offline(url, exc) from exc
-    if resp.status_code != 200:
-        raise _status_error(url, resp.status_code)
-    try:
-        items = resp.json()
-    except ValueError as exc:
-        raise DownloadError(f"{url}: the file listing is not JSON") from exc
-    return [
-        i["path"] for i in items if isinstance(i, dict) and i.get("type") == "file" and "path" in i
-    ]
+    """Every file path in a dataset repo, from the hub's tree API (following ``Link: next`` pages)."""
+    url: str | None = (
+        f"{endpoint}/api/datasets/{repo}/tree/{quote(revision, safe='')}?recursive=true"
+    )
+    paths: list[str] = []
+    while url:
+        try:
+            resp = client.get(url)
+        except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
+            raise _offline(url, exc) from exc
+        if resp.status_code != 200:
+            raise _status_error(url, resp.status_code)
+        try:
+            items = resp.json()
+        except ValueError as exc:
+            raise DownloadError(f"{url}: the file listing is not JSON") from exc
+        if not isinstance(items, list):
+            raise DownloadError(f"{url}: the file listing is not a list")
+        paths += [
+            i["path"]
+            for i in items
+            if isinstance(i, dict) and i.get("type") == "file" and "path" in i
+        ]
+        nxt = resp.links.get("next", {}).get("url")
+        url = str(resp.url.join(nxt)) if nxt else None
+    return paths
 
 
 ProgressFn = Callable[[int, int | None], None]  # (bytes so far, total or None)
