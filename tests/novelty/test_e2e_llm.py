@@ -127,3 +127,25 @@ async def test_batched_and_per_pair_verdicts_agree_pair_by_pair(llm_server, loop
         single = await _run(loopback_judge(), s2, tmp_path / "b", verdict_batch=1)
     assert pairs(batched) and pairs(batched) == pairs(single)
     assert [r.metrics for r in batched] == [r.metrics for r in single]
+
+
+async def test_total_retrieval_failure_fails_the_unit_instead_of_scoring_zero(llm_server, loopback_judge, tmp_path):
+    import pytest
+
+    from prism_review.dimensions.novelty import RetrievalFailed
+
+    llm_server.set_responder(fx.responder)
+    script = {q: [(503, {})] for q in recorded_script()}
+    with S2Server(script) as s2:
+        dim = NoveltyDimension()
+        ctx = RunContext(loopback_judge(), settings={"retrieval": "s2"}, memo_store=MemoStore(tmp_path / "memo"))
+        ctx.services["novelty_retriever"] = SemanticScholarClient(base_url=s2.base_url, min_interval=0.0,
+                                                                  retry_delay=0.001, max_attempts=2)
+        unit = dim.work_units(fx.paper(), fx.reviews(), ["sea"])[0]
+        with pytest.raises(RetrievalFailed, match="HTTP 503"):
+            await dim.evaluate(unit, ctx)
+        await ctx.services["novelty_retriever"].aclose()
+    import json
+
+    keys = [json.loads(p.read_text())["key"] for p in (tmp_path / "memo").glob("*.json")]
+    assert keys == ["novelty/paper/ICLR2024/blocksparse"]  # the failed pool is not memoised

@@ -80,6 +80,10 @@ def _panel_text(reviews: list[Review], venue: str, compat: bool) -> str:
     return panel_text(reviews, venue, compat=compat)
 
 
+class RetrievalFailed(RuntimeError):
+    """All of a paper's retrieval queries failed (the unit errors and is retried next run)."""
+
+
 class NoRetrieval:
     """``retrieval=none``: every query returns nothing (claims get final score 0.0)."""
 
@@ -218,8 +222,14 @@ class NoveltyDimension(Dimension):
     async def _pool(self, ctx: RunContext, paper: Paper, side: dict[str, Any]) -> dict[str, Any]:
         async def compute() -> dict[str, Any]:
             retriever = await get_retriever(ctx, paper)
-            return await build_pool(side, retriever, get_venue(paper.venue).year, paper_ids=[paper.paper_id],
+            pool = await build_pool(side, retriever, get_venue(paper.venue).year, paper_ids=[paper.paper_id],
                                     paper_title=paper.title, compat=ctx.compat)
+            queries = pool.get("queries", [])
+            if queries and all(q.get("status") == "error" for q in queries) and not ctx.compat:
+                # every search failed: not "no prior work" — fail the unit (retried on the next
+                # run) instead of scoring every claim 0 against an empty pool
+                raise RetrievalFailed(f"every retrieval query failed for {paper.paper_id}: {queries[0].get('error')}")
+            return pool
 
         return await ctx.memo(f"novelty/pool/{paper.venue}/{paper.paper_id}", compute)  # type: ignore[no-any-return]
 
