@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import os
+import shutil
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -128,7 +130,12 @@ def ensure_local_index(index_dir: str | Path | None, root: Path | None) -> Any:
         lit = sources.bundled_literature()
         if lit is not None and root is not None:
             docs += list(sources.docs_from_jsonl(lit))
-        build_index(path, docs, sources=[f"data:{root}" if root else "demo"])
+        tmp = path.with_name(f"{path.name}.tmp{os.getpid()}")
+        build_index(tmp, docs, sources=[f"data:{root}" if root else "demo"])
+        try:
+            os.replace(tmp, path)  # atomic: a concurrent run either sees no index or a whole one
+        except OSError:  # another process won the race
+            shutil.rmtree(tmp, ignore_errors=True)
     return LocalIndex(path)
 
 
