@@ -130,6 +130,8 @@ def ensure_local_index(index_dir: str | Path | None, root: Path | None) -> Any:
         lit = sources.bundled_literature()
         if lit is not None and root is not None:
             docs += list(sources.docs_from_jsonl(lit))
+        if path.exists():  # a leftover without a manifest (an interrupted build)
+            shutil.rmtree(path, ignore_errors=True)
         tmp = path.with_name(f"{path.name}.tmp{os.getpid()}")
         build_index(tmp, docs, sources=[f"data:{root}" if root else "demo"])
         try:
