@@ -129,3 +129,28 @@ async def test_reference_records_feed_the_reference_aggregation() -> None:
     h = [v for v in h if v is not None]
     if h:
         assert table[-1]["Minor_Recall_mean"] == round(sum(h) / len(h), 4)
+
+
+async def test_compat_mode_runs_and_is_recorded_in_rows() -> None:
+    dim = get_dimension("flaws")
+    paper, reviews = _data()
+    unit = next(iter(dim.work_units(paper, reviews, ["human", "sea"])))
+    rows = await dim.evaluate(unit, RunContext(OfflineJudge(), settings={"compat": True}))
+    assert rows and all(r.status == "ok" for r in rows)
+    assert {r.extracted["pool_id"] for r in rows} == {"Human_1", "Human_3", "LLM_Reviewer"}
+
+
+async def test_paper_chars_setting_reaches_the_validate_step() -> None:
+    seen: list[int] = []
+
+    class Spy(OfflineJudge):
+        async def run(self, step, inp):  # type: ignore[no-untyped-def]
+            if step.name == "flaws.validate":
+                seen.append(inp.max_paper_chars)
+            return await super().run(step, inp)
+
+    dim = get_dimension("flaws")
+    paper, reviews = _data()
+    unit = next(iter(dim.work_units(paper, reviews, ["human", "sea"])))
+    await dim.evaluate(unit, RunContext(Spy(), settings={"flaws.paper_chars": 1234}))
+    assert seen == [1234]
