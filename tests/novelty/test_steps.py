@@ -165,3 +165,12 @@ def test_prompts_fence_the_data():
     assert msgs[1].content.count("<<<RELATED START>>>") == 2
     assert "<<<REVIEW START>>>" in ClaimsStep().messages(ClaimsInput(review="r"))[1].content
     assert "<<<PAPER START>>>" in PaperSideStep().messages(PaperSideInput(text="p", title="T"))[1].content
+
+
+def test_offline_detector_is_section_aware():
+    text = ("**Summary:**\nThis paper proposes a novel approach to any-to-any generation.\n\n"
+            "**Strengths:**\nThis paper proposes a novel approach to any-to-any generation with diffusion decoders.\n"
+            "The writing is clear.")
+    got = detect_claims(text)
+    assert [c["text"] for c in got] == ["This paper proposes a novel approach to any-to-any generation with diffusion decoders."]
+    assert got[0]["stance"] == "novel"

@@ -180,12 +180,31 @@ _POSITIVE = re.compile(
 _NEGATED = re.compile(r"\b(?:not|no|lacks?|lacking|limited|little|hardly|neither|nor|without)\b", _I)
 
 
-def offline_score(sentence: str) -> int:
-    """Cue weight of one sentence: 2 per strong cue, 1 per weak cue (summary lines discounted)."""
+def offline_score(sentence: str, *, summary_guard: bool = True) -> int:
+    """Cue weight of one sentence: 2 per strong cue, 1 per weak cue; with ``summary_guard`` a
+    paper-describing line ("This paper proposes a novel …") without a judgement loses 2."""
     score = 2 * len(_STRONG.findall(sentence)) + len(_WEAK.findall(sentence))
-    if _SUMMARY.search(sentence) and not _JUDGEMENT.search(sentence):
+    if summary_guard and _SUMMARY.search(sentence) and not _JUDGEMENT.search(sentence):
         score -= 2
     return score
+
+
+_SECTION_HEAD = re.compile(
+    r"^[ \t]*(?:#{1,6}[ \t]+(?P<h1>[^\n]+?)|\*\*(?P<h2>[^*\n]{1,60}?):?\*\*:?|(?P<h3>[A-Z][A-Za-z ]{1,40}):)[ \t]*(?P<rest>.*)$"
+)
+
+
+def review_sections(review: str) -> list[tuple[str | None, str]]:
+    """``(heading or None, body)`` blocks of a markdown-ish review, in order."""
+    out: list[tuple[str | None, list[str]]] = [(None, [])]
+    for line in review.split("\n"):
+        m = _SECTION_HEAD.match(line)
+        if m:
+            name = m.group("h1") or m.group("h2") or m.group("h3")
+            out.append((name.strip(), [m.group("rest")] if m.group("rest").strip() else []))
+        else:
+            out[-1][1].append(line)
+    return [(n, "\n".join(body)) for n, body in out if "\n".join(body).strip()]
 
 
 _NEG_CUES = re.compile(
@@ -220,16 +239,21 @@ def offline_stance(sentence: str) -> str:
 
 
 def detect_claims(review: str, *, threshold: int = 2, limit: int = 8) -> list[dict[str, Any]]:
-    """Offline claim detection: sentences whose cue weight reaches ``threshold`` (≤ ``limit``)."""
+    """Offline claim detection: sentences whose cue weight reaches ``threshold`` (≤ ``limit``),
+    read section by section."""
     out: list[dict[str, Any]] = []
     seen: set[str] = set()
-    for sent in split_sentences(strip_headers(review)):
-        key = ws(sent)
-        if key in seen or len(key) < 12:
-            continue
-        if offline_score(sent) >= threshold:
-            seen.add(key)
-            out.append(claim_record(sent, offline_stance(sent)))
-            if len(out) >= limit:
-                break
+    for name, body in review_sections(review):
+        # a paper-describing sentence is a claim outside a summary ("Strengths: This paper
+        # proposes a novel …"); with no heading the context is unknown and the guard applies
+        guard = name is None or "summar" in name.lower()
+        for sent in split_sentences(body):
+            key = ws(sent)
+            if key in seen or len(key) < 12:
+                continue
+            if offline_score(sent, summary_guard=guard) >= threshold:
+                seen.add(key)
+                out.append(claim_record(sent, offline_stance(sent)))
+                if len(out) >= limit:
+                    return out
     return out
