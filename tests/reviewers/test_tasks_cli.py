@@ -34,6 +34,12 @@ def test_generate_then_evaluate_scores_with_system(mini_layout: Path, llm_server
     assert "12 written" in res.output
     assert (mini_layout / "ICLR2025" / "gen_cli" / "reviews.jsonl").is_file()
     assert (tmp_path / "audit.jsonl").is_file()
+    # prism evaluate picks the generated system up (offline judge, one dimension, two papers)
+    res = runner.invoke(app, ["evaluate", "--data", str(mini_layout), "--venue", "ICLR2025", "--system", "gen_cli",
+                              "--dimension", "depth", "--limit", "2", "--out", str(tmp_path / "run"), "--quiet",
+                              "--no-report"])
+    assert res.exit_code == 0, res.output
+    assert "| gen_cli |" in res.stdout
     # the generated ratings (all 6) as a paper-level predictor of the human mean rating
     res = runner.invoke(app, ["task", "scores", "--data", str(mini_layout), "--venue", "ICLR2025",
                               "--predictor", "system", "--system", "gen_cli", "--out", str(tmp_path / "s")])
