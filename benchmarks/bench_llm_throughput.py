@@ -7,6 +7,10 @@ SDK over HTTP, lenient parse, pydantic validation, finalize — for ``--calls`` 
 the cache disabled. With ``--concurrency C`` and latency ``L`` the ideal rate is ``C / L``
 (32 / 0.2 s = 160 calls/s). The first ``--warmup`` calls (connection set-up) are not timed.
 
+It also reports the client's CPU time per call and the machine's load average: the judge is
+CPU-bound once ``rate × cpu_per_call`` approaches the CPU share the process gets, so on a busy
+machine the rate falls below the ideal for reasons outside the judge.
+
 Usage::
 
     .venv/bin/python benchmarks/bench_llm_throughput.py --concurrency 32 --latency 0.2 --calls 1600
@@ -17,6 +21,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -133,7 +138,13 @@ def main() -> None:
             finally:
                 await judge.aclose()
 
+        load_before = os.getloadavg()[0]
+        cpu0 = time.process_time()
         result = asyncio.run(run())
+        result["client_cpu_ms_per_call"] = (time.process_time() - cpu0) * 1000 / (
+            args.calls + args.warmup)
+        result["load_avg_1min_before_after"] = [round(load_before, 2),
+                                                round(os.getloadavg()[0], 2)]
     finally:
         _stop_server(handle)
     ideal = args.concurrency / args.latency

@@ -82,6 +82,7 @@ async def test_second_identical_run_makes_zero_calls(llm_server, loopback_judge,
     second = loopback_judge(audit_path=tmp_path / "out2" / "audit.jsonl")
     r2 = await asyncio.gather(*(second.run(LabelStep(), x) for x in items))
     assert len(llm_server.requests) == n_requests  # zero model calls
+    assert second.stats.summary().startswith("0 model calls, 12 cache hits (100%), 0 tokens")
     assert second.stats.calls == 0 and second.stats.cache_hits == 12
     assert [r.output for r in r2] == [r.output for r in r1]
     assert all(r.usage.cache_hits == 1 and r.usage.calls == 0 for r in r2)

@@ -52,6 +52,19 @@ class JudgeStats:
         """A plain-dict copy."""
         return asdict(self)
 
+    def summary(self) -> str:
+        """One line for the end of a run, e.g. ``0 model calls, 12 cache hits (100%), ...``."""
+        answered = self.calls + self.cache_hits
+        share = f" ({100 * self.cache_hits / answered:.0f}%)" if answered else ""
+        text = (f"{self.calls} model calls, {self.cache_hits} cache hits{share}, "
+                f"{self.prompt_tokens + self.completion_tokens} tokens, ${self.cost_usd:.4f}")
+        if self.unpriced_calls:
+            text += f" (+{self.unpriced_calls} unpriced calls)"
+        extras = [f"{n} {label}" for n, label in ((self.retries, "retries"),
+                  (self.reasks, "re-asks"), (self.errors, "failed calls"),
+                  (self.unscored, "unscored steps")) if n]
+        return text + (", " + ", ".join(extras) if extras else "")
+
 
 @dataclass
 class CallOutcome:

@@ -71,7 +71,6 @@ class LLMJudge:
         self.seed: int | None = settings.get("seed")
         self.calls = CallManager(settings, cache=cache, prices=self.prices, epoch=epoch)
         self.stats = self.calls.stats
-        self._api_key, self._base_url = api_key, base_url
         url, key = resolve_endpoint(spec, api_key=api_key, base_url=base_url)
         self.api = OpenAICompatibleAPI(spec, base_url=url, api_key=key)
         self._apis: dict[str, OpenAICompatibleAPI] = {spec.provider: self.api}
