@@ -105,3 +105,26 @@ def test_perturbation_score_cli(tmp_path: Path) -> None:
     res = runner.invoke(app, ["perturbation", "score", "--rows", str(sub), "--comments", str(comments),
                               "--method", "llm"])
     assert res.exit_code == 2 and "needs an LLM" in res.output
+
+
+def test_meta_reviews_as_acceptance_predictions(mini_layout: Path, llm_server, tmp_path: Path) -> None:
+    def responder(body: dict) -> dict:
+        strong = "Rating: 8" in body["messages"][-1]["content"]
+        return {"metareview": "Synthesis.", "recommendation": "accept" if strong else "reject",
+                "confidence": 0.9 if strong else 0.1}
+
+    llm_server.set_responder(responder)
+    spec = f"openai-compatible/test-model@{llm_server.base_url}"
+    meta = tmp_path / "meta.jsonl"
+    res = runner.invoke(app, ["review", "meta", "--data", str(mini_layout), "--venue", "ICLR2025", "--out", str(meta),
+                              "--judge", spec, "--cache-dir", str(tmp_path / "c")], env={"OPENAI_API_KEY": "dummy"})
+    assert res.exit_code == 0, res.output
+    res = runner.invoke(app, ["task", "acceptance", "--data", str(mini_layout), "--predictor", "file",
+                              "--predictions", str(meta), "--split", "all"])
+    assert res.exit_code == 0, res.output
+    o = _json(res.stdout)["overall"]
+    # accept predicted where some human rated 8: a1, a2, a5, a11 (all accepted); a7 (6, 6) missed
+    assert (o["tp"], o["fn"], o["tn"], o["fp"]) == (4, 1, 6, 0)
+    assert o["accuracy"] == pytest.approx(10 / 11)
+    assert o["balanced_accuracy"] == pytest.approx((4 / 5 + 1) / 2)
+    assert o["roc_auc"] == pytest.approx(27 / 30)  # a7's 0.1 ties the six rejects

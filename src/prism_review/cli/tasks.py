@@ -205,7 +205,8 @@ SplitOpt = Annotated[str, typer.Option("--split", help="Evaluate on: test | all 
 
 @task_app.command("acceptance")
 def task_acceptance(
-    predictor: Annotated[str, typer.Option("--predictor", help="rating | majority | llm")] = "rating",
+    predictor: Annotated[str, typer.Option("--predictor", help="rating | majority | llm | file")] = "rating",
+    predictions: Annotated[Path | None, typer.Option("--predictions", help="file: JSONL {paper_id, recommendation|decision, confidence?} (e.g. prism review meta output)")] = None,
     data: DataOpt = None, proreviewer: ProOpt = None, venue: VenueOpt = None, limit: LimitOpt = None,
     allow_biased: Annotated[bool, typer.Option("--allow-biased", help="Include ICML 2025 / NeurIPS 2025 (accept-biased)")] = False,
     with_reviews: Annotated[bool, typer.Option("--with-reviews", help="llm: show the reviews too")] = False,
@@ -218,8 +219,15 @@ def task_acceptance(
     """Predict accept/reject; report accuracy, balanced accuracy, macro-F1, ROC-AUC, accept rate."""
     from prism_review.tasks.acceptance import AcceptBiasedVenue, predictions_as_rows, run_acceptance
 
-    if predictor not in {"rating", "majority", "llm"}:
-        raise _fail(f"unknown predictor {predictor!r} (rating, majority, llm)")
+    if predictor not in {"rating", "majority", "llm", "file"}:
+        raise _fail(f"unknown predictor {predictor!r} (rating, majority, llm, file)")
+    rows = None
+    if predictor == "file":
+        from prism_review.reviewers.output import read_rows
+
+        if predictions is None or not predictions.is_file():
+            raise _fail("the file predictor needs --predictions FILE (JSONL)")
+        rows = read_rows(predictions)
     if objective not in {"balanced_accuracy", "accuracy"}:
         raise _fail(f"unknown objective {objective!r}")
     if split not in {"test", "all"}:
@@ -232,7 +240,7 @@ def task_acceptance(
     papers = _papers(data, proreviewer, venue, limit, train_fraction, seed, keep_text=predictor == "llm")
     try:
         result, preds = _run(run_acceptance(
-            papers, predictor=predictor, judge=the_judge, requested_venues=venue,  # type: ignore[arg-type]
+            papers, predictor=predictor, judge=the_judge, requested_venues=venue, prediction_rows=rows,  # type: ignore[arg-type]
             allow_biased=allow_biased, with_reviews=with_reviews, objective=objective,  # type: ignore[arg-type]
             max_paper_chars=max_paper_chars or None, concurrency=concurrency, split=split))  # type: ignore[arg-type]
     except (AcceptBiasedVenue, ValueError) as exc:

@@ -7,7 +7,9 @@ Predictors:
   objective, balanced accuracy by default); its ROC-AUC score is the mean rating itself;
 * ``majority`` — always the train split's majority class (a floor to beat);
 * ``llm`` — a configured LLM reads the paper (and, optionally, its reviews) and answers
-  accept/reject with a probability (:class:`PredictAcceptance`).
+  accept/reject with a probability (:class:`PredictAcceptance`);
+* ``file`` — predictions made elsewhere, e.g. the meta-reviews of ``prism review meta``: JSONL
+  rows ``{paper_id, venue?, recommendation | decision, confidence | probability?}``.
 
 Papers whose decision is Pending or unknown are excluded (and counted), never treated as
 rejections. ICML 2025 and NeurIPS 2025 hold almost only accepted papers (``Venue.accept_biased``):
@@ -222,6 +224,33 @@ async def llm_predictions(test: Sequence[tuple[TaskPaper, bool]], judge: Judge, 
     return list(await asyncio.gather(*(one(p, y) for p, y in test)))
 
 
+def file_predictions(test: Sequence[tuple[TaskPaper, bool]],
+                     rows: Sequence[dict[str, Any]]) -> list[Prediction]:  # fmt: skip
+    """Predictions read from rows keyed by ``paper_id`` (and ``venue`` when given).
+
+    ``recommendation``/``decision`` is read with :class:`~prism_review.records.Decision` (accept
+    classes → accept, reject → reject, anything else → no prediction); ``confidence`` or
+    ``probability`` is the ROC-AUC score when present.
+    """
+    from prism_review.records import Decision
+
+    by_key: dict[tuple[str | None, str], dict[str, Any]] = {}
+    for r in rows:
+        if r.get("paper_id") is not None:
+            venue = get_venue(str(r["venue"])).id if r.get("venue") else None
+            by_key[(venue, str(r["paper_id"]))] = r
+    out = []
+    for p, y in test:
+        hit = by_key.get((p.venue, p.paper.paper_id)) or by_key.get((None, p.paper.paper_id))
+        pred, score = None, None
+        if hit is not None:
+            pred = Decision.parse(hit.get("recommendation", hit.get("decision"))).accepted
+            raw = hit.get("confidence", hit.get("probability"))
+            score = float(raw) if isinstance(raw, int | float) and not isinstance(raw, bool) else None
+        out.append(Prediction(p.paper.paper_id, p.venue, p.split, y, pred, score if pred is not None else None))
+    return out
+
+
 def score_predictions(preds: Sequence[Prediction]) -> dict[str, Any]:
     """Overall and per-venue metrics over the predictions that have a label (abstentions counted)."""
     answered = [p for p in preds if p.pred is not None]
@@ -245,8 +274,9 @@ def predictions_as_rows(preds: Sequence[Prediction]) -> list[dict[str, Any]]:
 
 
 async def run_acceptance(
-    papers: list[TaskPaper], *, predictor: Literal["rating", "majority", "llm"] = "rating",
+    papers: list[TaskPaper], *, predictor: Literal["rating", "majority", "llm", "file"] = "rating",
     judge: Judge | None = None, requested_venues: Sequence[str] | None = None,
+    prediction_rows: Sequence[dict[str, Any]] | None = None,
     allow_biased: bool = False, with_reviews: bool = False,
     objective: Literal["accuracy", "balanced_accuracy"] = "balanced_accuracy",
     max_paper_chars: int | None = DEFAULT_MAX_CHARS, concurrency: int = 4,
@@ -255,9 +285,9 @@ async def run_acceptance(
     """Run one predictor; returns ``(result, predictions)``.
 
     Evaluation is on the ``test`` split; ``split="all"`` evaluates every labelled paper and is
-    allowed only for the ``llm`` predictor (the baselines are fitted on train).
+    allowed only for the ``llm`` and ``file`` predictors (the baselines are fitted on train).
     """
-    if split == "all" and predictor != "llm":
+    if split == "all" and predictor not in ("llm", "file"):
         raise ValueError(f"the {predictor} predictor is fitted on the train split: evaluate it on 'test'")
     papers, warnings = screen_venues(papers, requested=requested_venues, allow_biased=allow_biased)
     items, excluded = labelled(papers)
@@ -285,6 +315,10 @@ async def run_acceptance(
         preds = await llm_predictions(test, judge, with_reviews=with_reviews,
                                       max_paper_chars=max_paper_chars, concurrency=concurrency)  # fmt: skip
         result.update(judge=judge.describe(), with_reviews=with_reviews)
+    elif predictor == "file":
+        if prediction_rows is None:
+            raise ValueError("the file predictor needs prediction rows")
+        preds = file_predictions(test, prediction_rows)
     else:
         raise ValueError(f"unknown predictor {predictor!r}")
     result.update(score_predictions(preds))
