@@ -133,7 +133,7 @@ async def test_truncated_tail_recovered_without_reask(llm_server, loopback_judge
 
 
 async def test_400_is_not_retried_and_names_provider(llm_server, loopback_judge):
-    llm_server.set_responder(lambda body: Fault.status(400, "context length exceeded"))
+    llm_server.set_responder(lambda body: Fault.status(400, "invalid request"))
     judge = loopback_judge()
     res = await _run(judge)
     assert res.status == "unscored"
@@ -141,6 +141,23 @@ async def test_400_is_not_retried_and_names_provider(llm_server, loopback_judge)
     # one request per response format tried (json_schema, json_object, text), no retries
     assert len(llm_server.requests) == 3
     assert judge.stats.retries == 0 and judge.stats.errors == 1
+
+
+async def test_context_length_400_does_not_try_other_formats(llm_server, loopback_judge):
+    llm_server.set_responder(lambda body: Fault.status(
+        400, "This model's maximum context length is 8192 tokens"))
+    judge = loopback_judge()
+    res = await _run(judge)
+    assert res.status == "unscored" and "maximum context length" in res.error
+    assert len(llm_server.requests) == 1
+
+
+async def test_gemini_style_bad_key_400_is_fatal(llm_server, loopback_judge):
+    llm_server.set_responder(lambda body: Fault.status(
+        400, "API key not valid. Please pass a valid API key. [reason: API_KEY_INVALID]"))
+    with pytest.raises(FatalProviderError, match="rejected the API key"):
+        await _run(loopback_judge())
+    assert len(llm_server.requests) == 1
 
 
 @pytest.mark.parametrize(("code", "needle"), [(401, "set OPENAI_API_KEY"), (403, "403"),

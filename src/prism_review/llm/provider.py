@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -135,6 +136,17 @@ class Generation:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
+#: 400s that a different response format cannot fix
+_NOT_FORMAT = re.compile(r"context.?length|maximum context|too many tokens|prompt is too long|"
+                         r"input is too long|api.?key", re.I)
+#: Gemini answers a bad key with 400 API_KEY_INVALID rather than 401
+_BAD_KEY = re.compile(r"API_KEY_INVALID|API key not valid|invalid api key", re.I)
+
+
+def _not_about_format(message: str) -> bool:
+    return bool(_NOT_FORMAT.search(message))
+
+
 def _schema_hint(schema: dict[str, Any]) -> str:
     return ("Reply with one JSON object only, matching this JSON schema:\n"
             + json.dumps(schema, separators=(",", ":")))
@@ -203,7 +215,7 @@ class OpenAICompatibleAPI:
                         self.completion_tokens_param and not is_reasoning_model(req.model)):
                     self.completion_tokens_param.add(req.model)
                     continue
-                if req.schema is not None and mode_i < 2:
+                if req.schema is not None and mode_i < 2 and not _not_about_format(msg):
                     mode_i += 1
                     continue
                 raise self._translate(exc, req) from None
@@ -238,7 +250,7 @@ class OpenAICompatibleAPI:
         if isinstance(exc, openai.APIStatusError):
             code = exc.status_code
             detail = self.scrub(str(exc))[:300]
-            if code == 401:
+            if code == 401 or (code == 400 and _BAD_KEY.search(detail)):
                 return FatalProviderError(
                     f"{label} rejected the API key (401): set {keys} to a valid key",
                     provider=self.provider, status=code)
