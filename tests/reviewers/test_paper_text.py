@@ -43,3 +43,13 @@ def test_snap_rating_to_venue_scale() -> None:
     assert snap_rating(iclr25, 11) is None and snap_rating(iclr25, 0) is None
     assert snap_rating(icml, 3.4) == 3
     assert snap_rating(iclr26, 0) == 0
+
+
+def test_lenient_review_and_comment_fields() -> None:
+    from prism_review.reviewers.comment_step import Comment
+    from prism_review.reviewers.review_step import ReviewDraft
+
+    d = ReviewDraft(summary="s", strengths="- a\n- b\n", weaknesses=["w"], questions="", rating="6", confidence=4.0)
+    assert d.strengths == ["a", "b"] and d.questions == [] and d.rating == 6.0
+    assert Comment(title="t", quote="q", explanation="e", comment_type="Logical flaw").comment_type == "logical"
+    assert Comment(title="t", quote="q", explanation="e", comment_type="Math error").comment_type == "technical"

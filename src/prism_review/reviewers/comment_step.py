@@ -30,7 +30,14 @@ class Comment(BaseModel):
     @field_validator("comment_type", mode="before")
     @classmethod
     def _lower(cls, v: object) -> object:
-        return v.strip().lower() if isinstance(v, str) else v
+        """Case-insensitive; other labels map to ``logical`` when they mention logic or
+        reasoning, else to ``technical`` (one odd label must not void the whole answer)."""
+        if not isinstance(v, str):
+            return v
+        low = v.strip().lower()
+        if low in ("technical", "logical"):
+            return low
+        return "logical" if ("logic" in low or "reason" in low) else "technical"
 
 
 class CommentInput(BaseModel):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 from prism_review.judge.base import ChatMessage, JudgeStep
 from prism_review.records import Section
@@ -44,6 +44,15 @@ class ReviewDraft(BaseModel):
     questions: list[str] = Field(description="Questions for the authors, one per item")
     rating: float = Field(description="Overall rating on the venue's scale")
     confidence: int = Field(description="Reviewer confidence, 1 (guess) to 5 (certain)")
+
+    @field_validator("strengths", "weaknesses", "questions", mode="before")
+    @classmethod
+    def _listify(cls, v: object) -> object:
+        """Accept one string of bullet lines where a list was asked for."""
+        if isinstance(v, str):
+            items = [line.strip().lstrip("-*•").strip() for line in v.split("\n")]
+            return [i for i in items if i]
+        return v
 
     def sections(self) -> list[Section]:
         """The review as ordered sections (lists rendered as ``- item`` bullets)."""
