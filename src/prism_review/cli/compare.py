@@ -3,7 +3,8 @@
 Reads a run's results log (``<run>/results.jsonl``), keeps rows with status ``ok``, and per
 dimension and metric takes each paper's value per system (the mean over that system's rows for
 the paper, e.g. human = mean over its reviewers). Papers where both systems have a value are
-paired; for each metric it prints mean A, mean B, the difference, its bootstrap 95% CI, the
+paired; for each metric (the dimension's ``compare_metrics`` when it names them, else its
+summary metrics, else every numeric key of the rows; ``--metric`` picks others) it prints mean A, mean B, the difference, its bootstrap 95% CI, the
 Wilcoxon p (Holm-adjusted across the dimension's metrics) and Cliff's δ with its magnitude
 (:mod:`prism_review.metrics.stats`). ``--by decision|tier`` adds the subgroup views.
 Generic over any dimension's metric keys.
@@ -34,7 +35,9 @@ def _metric_keys(dimension: str, rows: list[ResultRow], wanted: list[str] | None
     try:
         from prism_review.dimensions.base import get_dimension
 
-        spec = [m.key for m in get_dimension(dimension).metrics]
+        dim = get_dimension(dimension)
+        # a dimension may name the metrics its comparison tests (one Holm family)
+        spec = list(getattr(dim, "compare_metrics", None) or [m.key for m in dim.metrics])
     except KeyError:
         spec = []
     ordered = [k for k in spec if k in present]

@@ -79,6 +79,9 @@ class ConstructivenessDimension(Dimension):
         MetricSpec(key="verbatim_rate", label="Verbatim"),
     ]
 
+    #: the metrics ``prism compare`` tests as one Holm family (the reference's nine)
+    compare_metrics: ClassVar[list[str]] = ["mcs", "ar", "sd", "cd", "d1", "d2", "d3", "d4", "d5"]
+
     def work_units(
         self, paper: Paper, reviews: dict[str, list[Review]], systems: list[str]
     ) -> Iterable[WorkUnit]:
