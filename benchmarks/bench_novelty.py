@@ -101,7 +101,7 @@ async def _llm_once(batch: int, cache: Path) -> dict[str, Any]:
 
 def bench_llm() -> list[dict[str, Any]]:
     with tempfile.TemporaryDirectory() as tmp:
-        os.environ["XDG_CACHE_HOME"] = str(Path(tmp) / "xdg")
+        os.environ["PRISM_CACHE_DIR"] = str(Path(tmp) / "cache")
         return [asyncio.run(_llm_once(b, Path(tmp))) for b in (5, 1)]
 
 
@@ -109,7 +109,7 @@ def bench_offline() -> dict[str, Any]:
     from prism_review.pipelines.runner import EvalOptions, run_evaluation
 
     with tempfile.TemporaryDirectory() as tmp:
-        os.environ["XDG_CACHE_HOME"] = str(Path(tmp) / "xdg")
+        os.environ["PRISM_CACHE_DIR"] = str(Path(tmp) / "cache")
         out: dict[str, Any] = {}
         for label in ("first run (index built)", "second run (index cached)"):
             run = Path(tmp) / label.split()[0]

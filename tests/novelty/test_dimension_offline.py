@@ -10,7 +10,7 @@ from prism_review.pipelines.runner import EvalOptions, run_evaluation
 
 @pytest.fixture
 def cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setenv("PRISM_CACHE_DIR", str(tmp_path / "cache"))
     return tmp_path / "cache"
 
 
@@ -20,7 +20,7 @@ async def test_demo_offline_run(tmp_path, cache):
     assert res.units_failed == 0
     rows = [json.loads(line) for line in (tmp_path / "run" / "results.jsonl").read_text().split("\n") if line.strip()]
     assert rows and all(r["dimension"] == "novelty" for r in rows)
-    idx = list((cache / "prism-review" / "novelty-index").glob("*/prism_index.json"))
+    idx = list((cache / "novelty-index").glob("*/prism_index.json"))
     assert len(idx) == 1 and json.loads(idx[0].read_text())["documents"] > 0
     # one pool per paper, identical for every system (N7)
     pools = {}

@@ -106,7 +106,8 @@ def _data_root(paper: Paper) -> Path | None:
 
 
 def default_index_dir(root: Path | None) -> Path:
-    """Cache folder of the index built on first use for ``root`` (keyed by its papers' listing)."""
+    """Cache folder of the index built on first use for ``root`` (keyed by its papers' listing):
+    ``$PRISM_CACHE_DIR/novelty-index/<hash>``, else under the user cache dir."""
     import platformdirs
 
     h = hashlib.sha256(str(root).encode())
@@ -114,7 +115,9 @@ def default_index_dir(root: Path | None) -> Path:
         for d in sorted(root.glob("*/papers")):
             for f in sorted(d.iterdir()):
                 h.update(f"{f.name}:{f.stat().st_size}:{f.stat().st_mtime_ns}".encode())
-    return Path(platformdirs.user_cache_dir("prism-review")) / "novelty-index" / h.hexdigest()[:16]
+    env = os.environ.get("PRISM_CACHE_DIR")
+    base = Path(env).expanduser() if env else Path(platformdirs.user_cache_dir("prism-review", appauthor=False))
+    return base / "novelty-index" / h.hexdigest()[:16]
 
 
 def ensure_local_index(index_dir: str | Path | None, root: Path | None) -> Any:
