@@ -301,3 +301,20 @@ async def test_identical_requests_in_flight_share_one_call(llm_server, loopback_
     assert all(r.ok for r in res) and len(llm_server.requests) == 1
     assert judge.stats.calls == 1 and judge.stats.cache_hits == 4
     assert sum(r.usage.calls for r in res) == 1
+
+
+async def test_cache_key_covers_the_output_schema(llm_server, loopback_judge):
+    from ._steps import LabelOut
+
+    class LabelOutV2(LabelOut):
+        confidence: float = 0.5
+
+    class LabelStepV2(LabelStep):
+        Output = LabelOutV2
+
+    llm_server.set_responder(lambda body: GOOD)
+    judge = loopback_judge()
+    await judge.run(LabelStep(), LabelIn(text="a"))
+    await judge.run(LabelStepV2(), LabelIn(text="a"))
+    await judge.run(LabelStep(), LabelIn(text="a"))
+    assert len(llm_server.requests) == 2 and judge.stats.cache_hits == 1

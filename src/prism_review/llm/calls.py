@@ -92,6 +92,7 @@ class CallManager:
         self._semaphores: dict[tuple[int, str], asyncio.Semaphore] = {}
         self._inflight: dict[tuple[int, str], asyncio.Future[CallOutcome]] = {}
         self._last_error: str | None = None
+        self._digests: dict[int, tuple[dict[str, Any], str]] = {}
 
     def _semaphore(self, api: OpenAICompatibleAPI) -> asyncio.Semaphore:
         slot = (id(asyncio.get_running_loop()), f"{api.provider}@{api.base_url}")
@@ -110,8 +111,19 @@ class CallManager:
     def _cache_payload(self, api: OpenAICompatibleAPI, req: Request) -> dict[str, Any]:
         return {"v": CACHE_KEY_VERSION, "provider": api.provider, "model": req.model,
                 "messages": req.messages, "temperature": req.temperature,
-                "max_tokens": req.max_tokens, "schema": req.schema, "schema_name":
+                "max_tokens": req.max_tokens, "schema": self._schema_digest(req.schema),
+                "schema_name":
                 req.schema_name, "strict": req.strict, "seed": req.seed, "epoch": self.epoch}
+
+    def _schema_digest(self, schema: dict[str, Any] | None) -> str | None:
+        """Hash of a response schema, memoised (schemas are built once per output model)."""
+        if schema is None:
+            return None
+        slot = id(schema)
+        hit = self._digests.get(slot)
+        if hit is None or hit[0] is not schema:
+            hit = self._digests[slot] = (schema, request_key(schema))
+        return hit[1]
 
     def _cacheable(self, req: Request) -> bool:
         return self.cache is not None and (req.temperature == 0.0 or req.seed is not None
