@@ -318,3 +318,16 @@ async def test_cache_key_covers_the_output_schema(llm_server, loopback_judge):
     await judge.run(LabelStepV2(), LabelIn(text="a"))
     await judge.run(LabelStep(), LabelIn(text="a"))
     assert len(llm_server.requests) == 2 and judge.stats.cache_hits == 1
+
+
+async def test_rpm_limit_applies_to_judge_calls(llm_server, loopback_judge):
+    import time
+
+    llm_server.set_responder(lambda body: GOOD)
+    judge = loopback_judge(rpm=60, no_cache=True, concurrency=16)  # burst 60, then 1 per second
+    t0 = time.perf_counter()
+    await asyncio.gather(*(judge.run(LabelStep(), LabelIn(text=str(i))) for i in range(61)))
+    assert time.perf_counter() - t0 >= 0.95
+    assert len(llm_server.requests) == 61
+    (limiter,) = judge.calls._limiters.values()
+    assert limiter.waited == pytest.approx(1.0, abs=0.05)  # only the 61st call waited

@@ -101,8 +101,7 @@ def resolve_endpoint(spec: ModelSpec, *, api_key: str | None, base_url: str | No
         official = spec.provider == "gemini" or "api.openai.com" in url
         if official:
             names = " or ".join(_KEY_VARS[spec.provider])
-            raise ConfigError(f"{_LABEL[spec.provider]} needs an API key: set {names} "
-                              "(or pass --api-key)")
+            raise ConfigError(f"{_LABEL[spec.provider]} needs an API key: set {names}")
         key = "not-needed"  # local servers accept any key
     return url, key
 
