@@ -6,13 +6,23 @@ of :func:`prism_review.systems.text.review_text`):
 * one unit per (paper, LLM system) pairing: the paper's human reviews (``Human_<k>``, k = the
   review's 1-based position, empty reviews dropped without renumbering) pooled with that
   system's review (``LLM_Reviewer``);
-* one human-only unit per paper (risk F1): the humans alone, a bank not shaped by any LLM.
+* one human-only unit per paper (risk F1): the humans alone, a bank not shaped by any LLM;
+* a paper with no usable human review, under the setting ``flaws.reference`` =
+  ``human_else_panel`` (the default): one unit per system, pooling that system's review
+  (``LLM_Reviewer``) with the OTHER systems' reviews of the paper as the reference panel
+  (``Panel_<k>``, k = 1-based position among the other systems sorted by id; matched exactly like
+  ``Human_k``). The panel is every other system present in the data, whatever ``--system``
+  selects, so a system's figures do not depend on which others are being evaluated. Only the
+  evaluated system's row is written (each panel member has its own unit). Its rows say
+  ``extracted["reference"] == "panel"`` and are summarised as ``<system>@panel``, never averaged
+  with rows scored against humans. ``flaws.reference = "human"`` reproduces PRISM: such papers
+  get one ``skipped`` row per system and no metrics.
 
 Each unit runs ``flaws.consolidate`` → ``flaws.validate`` (the first ``flaws.paper_chars``
 characters of the paper, default 45,000) → ``flaws.map`` per reviewer (skipped when the bank is
 empty), then the pure metrics of :mod:`prism_review.metrics.cfi` / ``.cps``. One row per pooled
 reviewer: ``system`` is ``human`` for humans (``pairing`` = the LLM system) and the system id for
-the LLM. Human's headline is the mean over pairings, per paper then over papers; the human-only
+the LLM; every row records ``extracted["reference"]`` (``human`` or ``panel``). Human's headline is the mean over pairings, per paper then over papers; the human-only
 rows are summarised apart as ``human-only-bank``.
 """
 
@@ -39,12 +49,29 @@ from prism_review.judge.flaws.models import (
     ValidateInput,
 )
 from prism_review.judge.flaws.steps import ConsolidateStep, MapStep, ValidateStep
-from prism_review.metrics.cfi import LLM_ID, cfi_report, detected_flaws, human_id
+from prism_review.metrics.cfi import LLM_ID, cfi_report, detected_flaws, human_id, panel_id
 from prism_review.metrics.cps import add_cps_norm, build_issue_bank, score_review
 from prism_review.records import Paper, Review
 
 HUMAN = "human"
 HUMAN_ONLY_GROUP = "human-only-bank"
+#: ``flaws.reference`` values: PRISM's human reference only, or the other systems as a fallback
+REFERENCE_HUMAN = "human"
+REFERENCE_HUMAN_ELSE_PANEL = "human_else_panel"
+REFERENCE_OPTIONS = (REFERENCE_HUMAN, REFERENCE_HUMAN_ELSE_PANEL)
+DEFAULT_REFERENCE = REFERENCE_HUMAN_ELSE_PANEL
+#: summary-group suffix of rows scored against a panel of other systems
+PANEL_GROUP_SUFFIX = "@panel"
+
+
+def reference_setting(ctx: RunContext) -> str:
+    """The run's ``flaws.reference`` setting (unknown values raise: never guess a reference)."""
+    value = str(ctx.setting("flaws.reference", DEFAULT_REFERENCE))
+    if value not in REFERENCE_OPTIONS:
+        raise ValueError(
+            f"flaws.reference must be one of {', '.join(REFERENCE_OPTIONS)}; got {value!r}"
+        )
+    return value
 
 
 def review_text(review: Review, compat: bool) -> str:
@@ -83,21 +110,34 @@ class FlawsDimension(Dimension):
             ),
             "paper_chars_default": DEFAULT_PAPER_CHARS,
             "reviewer_keys": "exact after normalisation (risk F3); compat: substring",
+            "reference_setting": "flaws.reference",
+            "reference_default": DEFAULT_REFERENCE,
+            "reference_options": list(REFERENCE_OPTIONS),
+            "reference_note": (
+                "human: only papers with human reviews are scored (PRISM). human_else_panel: a "
+                "paper without a usable human review pools each system's review with the other "
+                "systems' reviews (Panel_k); only that system's row is written, marked "
+                "extracted.reference = 'panel' and summarised as '<system>@panel'."
+            ),
         }
 
     def summary_system(self, row: ResultRow) -> str | None:
-        """Human-only bank rows form their own summary group."""
+        """Human-only bank rows and panel-reference rows form their own summary groups."""
         if row.system == HUMAN and row.pairing is None:
             return HUMAN_ONLY_GROUP
+        if row.extracted.get("reference") == "panel":
+            return row.system + PANEL_GROUP_SUFFIX
         return row.system
 
     def work_units(
         self, paper: Paper, reviews: dict[str, list[Review]], systems: list[str]
     ) -> Iterable[WorkUnit]:
         humans = list(reviews.get(HUMAN, []))
-        if not any(r.text.strip() for r in humans):
-            return  # no usable human review: the paper is skipped, as for every venue
         base = f"{paper.venue}/{paper.paper_id}/flaws"
+        if not any(r.text.strip() for r in humans):
+            # no usable human review: panel units (evaluate() skips them under "human")
+            yield from panel_units(paper, reviews, systems, base)
+            return
         for system in systems:
             if system == HUMAN or not reviews.get(system):
                 continue
@@ -108,7 +148,7 @@ class FlawsDimension(Dimension):
                 system=system,
                 paper=paper,
                 reviews=[*humans, reviews[system][0]],
-                extra={"pairing": system},
+                extra={"pairing": system, "reference": REFERENCE_HUMAN},
             )
         if HUMAN in systems:
             yield WorkUnit(
@@ -118,24 +158,31 @@ class FlawsDimension(Dimension):
                 system=HUMAN,
                 paper=paper,
                 reviews=list(humans),
-                extra={"pairing": None},
+                extra={"pairing": None, "reference": REFERENCE_HUMAN},
             )
 
     async def evaluate(self, unit: WorkUnit, ctx: RunContext) -> list[ResultRow]:
         compat = ctx.compat
+        setting = reference_setting(ctx)
+        reference = unit_reference(unit)
         members = pool(unit, compat)
         pairing = unit.extra.get("pairing")
         ids = [pid for pid, _, _ in members]
-        human_ids = [i for i in ids if i != LLM_ID]
-        if not human_ids:
-            return []
+        ref_ids = [i for i in ids if i != LLM_ID]
+        if reference == "panel" and setting == REFERENCE_HUMAN:
+            return [self._skipped(unit, "no human review and flaws.reference = 'human'")]
+        if not ref_ids:
+            return [self._skipped(unit, f"no usable {reference} review to pool with")]
+        if reference == "panel" and LLM_ID not in ids:
+            return [self._skipped(unit, "the evaluated review has no flaw-dimension text")]
+        written = {LLM_ID} if reference == "panel" else set(ids)
         cons_in = ConsolidateInput(
             paper_id=unit.paper_id,
             reviews=[ReviewerText(reviewer_id=pid, text=t) for pid, _, t in members],
         )
         cons = await ctx.run(ConsolidateStep(), cons_in)
         if not cons.ok:
-            return self._rows(unit, members, pairing, status="unscored", error=cons.error)
+            return self._rows(unit, members, written, status="unscored", error=cons.error)
         assert cons.output is not None
         flaws, unknown = _known_keys(cons.output.micro_flaws, set(ids))
         val_in = ValidateInput(
@@ -148,7 +195,7 @@ class FlawsDimension(Dimension):
         else:
             val = await ctx.run(ValidateStep(), val_in)
             if not val.ok:
-                return self._rows(unit, members, pairing, status="unscored", error=val.error)
+                return self._rows(unit, members, written, status="unscored", error=val.error)
             assert val.output is not None
             evals = {k: v.model_dump() for k, v in val.output.evaluations.items()}
         flaw_dicts = [f.model_dump() for f in flaws]
@@ -156,7 +203,7 @@ class FlawsDimension(Dimension):
             flaw_dicts,
             evals,
             len(ids),
-            human_ids,
+            ref_ids,
             compat=compat,
             include_llm=LLM_ID in ids,
         )
@@ -170,9 +217,12 @@ class FlawsDimension(Dimension):
             "ground_truth": report["Ground_Truth_Summary"],
             "unknown_reviewer_keys": unknown,
             "pool": ids,
+            **reference_info(unit, members, setting),
         }
         rows = []
         for pid, review, _ in members:
+            if pid not in written:
+                continue
             c, p = cfi_rows[pid], cps_rows.get(pid)
             det = sorted(detected_flaws(flaw_dicts, pid, compat=compat))
             metrics: dict[str, float | int | None] = {
@@ -247,7 +297,7 @@ class FlawsDimension(Dimension):
         self,
         unit: WorkUnit,
         members: list[tuple[str, Review, str]],
-        pairing: str | None,
+        written: set[str],
         *,
         status: str,
         error: str | None,
@@ -259,14 +309,30 @@ class FlawsDimension(Dimension):
                 paper_id=unit.paper_id,
                 system=HUMAN if pid != LLM_ID else review.system,
                 reviewer_id=review.reviewer_id,
-                pairing=pairing,
-                unit_size=len(members),
+                pairing=unit.extra.get("pairing"),
+                unit_size=len(written),
                 status="unscored" if status == "unscored" else "error",
                 error=error,
-                extracted={"pool_id": pid},
+                extracted={"pool_id": pid, "reference": unit_reference(unit)},
             )
             for pid, review, _ in members
+            if pid in written
         ]
+
+    def _skipped(self, unit: WorkUnit, reason: str) -> ResultRow:
+        """One ``skipped`` row for the evaluated system (a unit always writes a row)."""
+        own = unit.reviews[-1] if unit.reviews else None
+        return ResultRow(
+            dimension=self.name,
+            venue=unit.venue,
+            paper_id=unit.paper_id,
+            system=unit.system,
+            reviewer_id=own.reviewer_id if own is not None else unit.system,
+            pairing=unit.extra.get("pairing"),
+            status="skipped",
+            error=reason,
+            extracted={"reference": unit_reference(unit)},
+        )
 
 
 def _known_keys(flaws: list[MicroFlaw], known: set[str]) -> tuple[list[MicroFlaw], list[str]]:
@@ -284,16 +350,63 @@ def _known_keys(flaws: list[MicroFlaw], known: set[str]) -> tuple[list[MicroFlaw
     return out, sorted(unknown)
 
 
+def panel_units(
+    paper: Paper, reviews: dict[str, list[Review]], systems: list[str], base: str
+) -> Iterable[WorkUnit]:
+    """One panel unit per selected system with a review, when another system has one too.
+
+    The panel is every other system of ``reviews`` (all systems present, not only the selected
+    ones) with a non-empty review, sorted by system id; the evaluated review comes last.
+    """
+    present = sorted(s for s, rs in reviews.items() if s != HUMAN and rs and rs[0].text.strip())
+    for system in systems:
+        if system not in present:
+            continue
+        panel = [s for s in present if s != system]
+        if not panel:
+            continue
+        yield WorkUnit(
+            key=f"{base}/{system}/panel",
+            venue=paper.venue,
+            paper_id=paper.paper_id,
+            system=system,
+            paper=paper,
+            reviews=[*(reviews[s][0] for s in panel), reviews[system][0]],
+            extra={"pairing": None, "reference": "panel"},
+        )
+
+
+def unit_reference(unit: WorkUnit) -> str:
+    """``human`` or ``panel``: what the unit's evaluated review is pooled with."""
+    return "panel" if unit.extra.get("reference") == "panel" else REFERENCE_HUMAN
+
+
+def reference_info(
+    unit: WorkUnit, members: list[tuple[str, Review, str]], setting: str
+) -> dict[str, Any]:
+    """What a row records about its reference: kind, the run setting and the panel's systems."""
+    info: dict[str, Any] = {"reference": unit_reference(unit), "reference_setting": setting}
+    if info["reference"] == "panel":
+        info["panel"] = {pid: r.system for pid, r, _ in members if pid != LLM_ID}
+    return info
+
+
 def pool(unit: WorkUnit, compat: bool) -> list[tuple[str, Review, str]]:
-    """(pool id, review, text) for the unit's reviewers; humans keep their 1-based position."""
+    """(pool id, review, text) for the unit's reviewers.
+
+    Humans are ``Human_k`` and panel members ``Panel_k`` (k = 1-based position, kept when an
+    empty review is dropped); the evaluated system's review is ``LLM_Reviewer``.
+    """
+    panel = unit_reference(unit) == "panel"
     out: list[tuple[str, Review, str]] = []
     k = 0
-    for r in unit.reviews:
-        if r.system == HUMAN:
-            k += 1
-            pid = human_id(k)
-        else:
+    for i, r in enumerate(unit.reviews):
+        own = (i == len(unit.reviews) - 1) if panel else r.system != HUMAN
+        if own:
             pid = LLM_ID
+        else:
+            k += 1
+            pid = panel_id(k) if panel else human_id(k)
         text = review_text(r, compat)
         if text.strip():
             out.append((pid, r, text))
@@ -307,10 +420,11 @@ def reference_records(rows: Iterable[ResultRow]) -> dict[tuple[str, str], list[d
     the pool (``Human_k``, ``LLM_Reviewer``), ready for
     :func:`prism_review.metrics.flaws.aggregate_records` (per-slot Human_k and Human_avg rows,
     the reference's per-(venue, LLM) tables). Human-only bank rows use the pairing ``human``.
+    Panel-reference rows are left out: PRISM's tables compare systems with humans.
     """
     papers: dict[tuple[str, str, str], list[ResultRow]] = {}
     for r in rows:
-        if r.dimension != "flaws" or r.status != "ok":
+        if r.dimension != "flaws" or r.status != "ok" or r.extracted.get("reference") == "panel":
             continue
         papers.setdefault((r.venue, r.pairing or HUMAN, r.paper_id), []).append(r)
     out: dict[tuple[str, str], list[dict[str, Any]]] = {}

@@ -9,9 +9,11 @@ consensus weight is ``W_i = C_i / N`` with ``C_i`` the number of non-empty quote
 * ``*_ConsensusWeighted = Σ_{D∩C} W / Σ_C W`` (null when the denominator is 0);
 * ``Hallucination_Rate = |D ∩ judged invalid| / |D ∩ judged|`` (null when nothing was detected).
 
-Reviewer keys are matched exactly after normalisation (``Human_(\\d+)`` → ``Human_<int>``, LLM
-aliases → ``LLM_Reviewer``), and only a non-empty quote earns credit (risk F3). ``compat=True``
-reproduces the original substring matching and key-presence credit.
+Reviewer keys are matched exactly after normalisation (``Human_(\\d+)`` → ``Human_<int>``,
+``Panel_(\\d+)`` → ``Panel_<int>`` for the other-systems reference panel, LLM aliases →
+``LLM_Reviewer``), and only a non-empty quote earns credit (risk F3). ``compat=True`` reproduces
+the original substring matching and key-presence credit for ``Human_k`` and ``LLM_Reviewer``
+(the original has no panel: ``Panel_k`` keys are matched exactly in both modes).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ LLM_ID = "LLM_Reviewer"
 SEVERITY_POINTS: dict[str, float] = {"Critical": 2.0, "Minor": 1.0, "None": 0.0}
 
 _HUMAN = re.compile(r"^\s*human[\s_-]*0*(\d+)\s*$", re.IGNORECASE)
+_PANEL = re.compile(r"^\s*panel[\s_-]*0*(\d+)\s*$", re.IGNORECASE)
 _LLM = re.compile(r"^\s*(llm|sea)([\s_-]*(reviewer|review))?\s*$", re.IGNORECASE)
 
 
@@ -32,12 +35,20 @@ def human_id(k: int) -> str:
     return f"Human_{k}"
 
 
+def panel_id(k: int) -> str:
+    """The pool id of the k-th (1-based) member of an other-systems reference panel."""
+    return f"Panel_{k}"
+
+
 def normalize_reviewer_key(key: Any) -> str:
-    """Canonical reviewer id: ``Human_<int>``, ``LLM_Reviewer``, else the stripped key."""
+    """Canonical id: ``Human_<int>``, ``Panel_<int>``, ``LLM_Reviewer``, else the stripped key."""
     text = str(key or "").strip()
     m = _HUMAN.match(text)
     if m:
         return human_id(int(m.group(1)))
+    m = _PANEL.match(text)
+    if m:
+        return panel_id(int(m.group(1)))
     if _LLM.match(text):
         return LLM_ID
     return text
@@ -68,7 +79,7 @@ def detected_flaws(
         if not fid or not isinstance(args, Mapping):
             continue
         for key, quote in args.items():
-            if compat:
+            if compat and not rid.startswith("Panel_"):
                 hit = _compat_key_matches(str(key), reviewer_id)
             else:
                 hit = normalize_reviewer_key(key) == rid and _has_quote(quote)
