@@ -80,8 +80,11 @@ async def _llm_once(batch: int, cache: Path) -> dict[str, Any]:
                            no_cache=True)
         out = Path(tempfile.mkdtemp(prefix=f"nov-bench-{batch}-"))
         t0 = time.perf_counter()
-        await run_evaluation(EvalOptions(out=out, dimensions=["novelty"], judge="bench", concurrency=8,
-                                         settings={"verdict_batch": batch}), judge=judge)
+        try:
+            await run_evaluation(EvalOptions(out=out, dimensions=["novelty"], judge="bench", concurrency=8,
+                                             settings={"verdict_batch": batch}), judge=judge)
+        finally:
+            await judge.aclose()
         secs = time.perf_counter() - t0
         steps = Counter(r.step for r in server.requests)
     rows = [json.loads(x) for x in (out / "results.jsonl").read_text().split("\n") if x.strip()]
