@@ -8,11 +8,12 @@ code path as a live provider.
 What a request gets back is decided, in order, by:
 
 1. the *script* — replies queued with :meth:`LLMServer.script` are served first, one per request;
-2. the *responder* — a callable ``responder(request_json) -> Reply`` set with
-   :meth:`LLMServer.set_responder`;
-3. *canned-by-step* replies set with :meth:`LLMServer.canned` (keyed by the ``X-Prism-Step``
-   header the judge sends, or by the ``json_schema`` name);
-4. the *schema-aware echo*: a minimal valid JSON instance of the requested ``json_schema``
+2. a *recording* loaded with :meth:`LLMServer.replay`, matched by the exact request body;
+3. the *responder* — a callable ``responder(request_json) -> Reply`` set with
+   :meth:`LLMServer.set_responder` (called from server threads; keep it thread-safe);
+4. *canned-by-step* replies set with ``canned(step, *replies)`` (served in turn, the last one
+   repeating), keyed by the ``X-Prism-Step`` header the judge sends or the ``json_schema`` name;
+5. the *schema-aware echo*: a minimal valid JSON instance of the requested ``json_schema``
    (or ``{}`` for JSON mode, or the last user message for plain requests).
 
 A reply (``Reply``) is a ``str`` (the assistant content), a ``dict``/``list`` (serialised to
@@ -28,17 +29,19 @@ Every request is recorded in ``server.requests`` (``RecordedRequest`` with ``.bo
 :meth:`LLMServer.save_recording` writes them as a JSONL fixture, and :meth:`LLMServer.replay`
 answers from such a file by request body.
 
-Example::
+Example (pytest; the fixtures come from ``prism_review.testing.fixtures``)::
 
-    from prism_review.testing.llm_server import Fault, LLMServer
+    async def test_my_step(llm_server, loopback_judge):
+        llm_server.canned("depth.segment", {"segments": []})
+        llm_server.script(Fault.status(429, retry_after=0.05))   # first request only
+        judge = loopback_judge()          # LLMJudge on llm_server, per-test cache, fast retries
+        res = await judge.run(SegmentStep(), SegmentIn(text="..."))
+        assert res.ok and len(llm_server.requests) == 2
+        assert llm_server.requests[-1].step == "depth.segment"
 
-    with LLMServer() as server:
-        server.script(Fault.status(429, retry_after=0.05), '{"label": "yes"}')
-        judge = make_judge(f"openai-compatible/test@{server.base_url}")
-        ...
-        assert len(server.requests) == 2
-
-In pytest, the ``llm_server`` fixture (``prism_review.testing.fixtures``) yields a started server.
+Outside pytest: ``with LLMServer(latency=0.2) as server: make_judge(
+f"openai-compatible/test-model@{server.base_url}", ...)``, or from a shell
+``python -m prism_review.testing.llm_server --latency 0.2`` (prints the base URL).
 """
 
 from __future__ import annotations
