@@ -3,7 +3,8 @@
 * API key optional: ``SEMANTIC_SCHOLAR_API_KEY`` or the comma-separated
   ``SEMANTIC_SCHOLAR_API_KEYS`` (sent as ``x-api-key``); several keys are used round-robin with
   fail-over; the base URL comes from ``SEMANTIC_SCHOLAR_API_BASE``.
-* A minimum spacing between two requests made with the same key (1.5 s by default).
+* Per key, one request in flight and a minimum spacing (1.5 s by default) between the previous
+  reply and the next request, so the server sees the gap whatever the latency.
 * Retries on 429, 500/502/503/504, network and JSON errors with back-off
   ``min(retry_delay · 2^attempt, max_delay)`` (a longer ``Retry-After`` is honoured, within the
   cap); 401/403 fail immediately (after trying the other keys); other 4xx fail immediately.
@@ -73,21 +74,32 @@ class SemanticScholarClient:
         self.max_delay = max_delay
         self.fields = fields
         self._sleep = sleep
-        self._client = httpx.AsyncClient(
-            timeout=timeout, transport=transport, headers={"User-Agent": "prism-review/0.1 (novelty retrieval)"}
-        )
+        # one short-lived HTTP client per search: requests are seconds apart anyway, and the
+        # client never outlives the event loop that made it (no unclosed-client noise at exit)
+        self._client_args: dict[str, Any] = {
+            "timeout": timeout, "transport": transport,
+            "headers": {"User-Agent": "prism-review/0.1 (novelty retrieval)"},
+        }
         self._rr = itertools.cycle(range(len(self.keys)))
         self._locks = {i: asyncio.Lock() for i in range(len(self.keys))}
         self._last = {i: float("-inf") for i in range(len(self.keys))}
         #: counters for the run manifest
         self.stats = {"requests": 0, "retries": 0, "failures": 0}
 
-    async def _spaced(self, ki: int) -> None:
+    async def _get(self, client: httpx.AsyncClient, ki: int, params: dict[str, str]) -> httpx.Response:
+        """One request with key ``ki``: one in flight per key, started ≥ ``min_interval`` after
+        the previous one's reply (so the server sees the spacing whatever the latency)."""
+        key = self.keys[ki]
+        headers = {"x-api-key": key} if key else {}
         async with self._locks[ki]:
             wait = self._last[ki] + self.min_interval - time.monotonic()
             if wait > 0:
                 await self._sleep(wait)
-            self._last[ki] = time.monotonic()
+            self.stats["requests"] += 1
+            try:
+                return await client.get(f"{self.base_url}/paper/search", params=params, headers=headers)
+            finally:
+                self._last[ki] = time.monotonic()
 
     def _backoff(self, attempt: int, retry_after: str | None) -> float:
         delay = min(self.retry_delay * (2**attempt), self.max_delay)
@@ -101,6 +113,11 @@ class SemanticScholarClient:
         params = {"query": query, "limit": str(limit), "offset": "0", "fields": self.fields}
         start = next(self._rr)
         order = [(start + j) % len(self.keys) for j in range(len(self.keys))]
+        async with httpx.AsyncClient(**self._client_args) as client:
+            return await self._search(client, params, order)
+
+    async def _search(self, client: httpx.AsyncClient, params: dict[str, str], order: list[int]
+                      ) -> list[dict[str, Any]]:
         dead: set[int] = set()
         last_error = "no attempt made"
         status: int | None = None
@@ -109,13 +126,9 @@ class SemanticScholarClient:
             if not live:
                 break
             ki = live[attempt % len(live)]
-            key = self.keys[ki]
-            headers = {"x-api-key": key} if key else {}
-            await self._spaced(ki)
-            self.stats["requests"] += 1
             retry_after = None
             try:
-                resp = await self._client.get(f"{self.base_url}/paper/search", params=params, headers=headers)
+                resp = await self._get(client, ki, params)
             except httpx.TransportError as exc:
                 last_error, status = f"network error: {type(exc).__name__}: {exc}", None
             else:
@@ -157,5 +170,4 @@ class SemanticScholarClient:
         }
 
     async def aclose(self) -> None:
-        """Close the HTTP connection pool."""
-        await self._client.aclose()
+        """Nothing to release (clients are per search); kept for a uniform retriever interface."""
