@@ -149,3 +149,17 @@ async def test_total_retrieval_failure_fails_the_unit_instead_of_scoring_zero(ll
 
     keys = [json.loads(p.read_text())["key"] for p in (tmp_path / "memo").glob("*.json")]
     assert keys == ["novelty/paper/ICLR2024/blocksparse"]  # the failed pool is not memoised
+
+
+async def test_rows_can_be_rescored_from_the_log(llm_server, loopback_judge, tmp_path):
+    from prism_review.metrics.novelty import recompute_from_pairs
+
+    llm_server.set_responder(fx.responder)
+    with S2Server(recorded_script()) as s2:
+        rows = await _run(loopback_judge(), s2, tmp_path)
+    sea = next(r for r in rows if r.system == "sea")
+    pairs = sea.extracted["pairs"]
+    assert {p["stance_alignment"] for p in pairs} <= {"aligned", "partial", "insufficient", "contradicted"}
+    assert {p["calibration"] for p in pairs} <= {"accurate", "overstated", "understated", "N/A"}
+    rel = {p["related_paper_id"]: p["relevance_score"] for p in pairs}
+    assert recompute_from_pairs(pairs, rel, "top3_relevance") == sea.extracted["final_scores"]

@@ -297,6 +297,10 @@ class NoveltyDimension(Dimension):
             "claims": [{k: c[k] for k in ("claim_id", "text", "stance", "confidence_lang", "prior_work_strings",
                                           "evidence_expected", "source")} for c in claims],
             "verdicts": result["aggregated"],
+            # every scored pair with both axes, enough to re-aggregate under another policy
+            "pairs": [{k: pr.get(k) for k in ("review_sentence_id", "related_paper_id", "label", "score",
+                                              "stance_alignment", "calibration", "classification",
+                                              "relevance_score")} for pr in result["pair_results"]],
             "final_scores": finals,
             "policy": policy,
             "stats": result["stats"],
