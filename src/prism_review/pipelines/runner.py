@@ -285,7 +285,9 @@ def _is_fatal(exc: BaseException) -> bool:
     """Errors that must stop the run: the max-errors cutoff, bad credentials or config."""
     from prism_review.llm.errors import ConfigError, FatalProviderError, TooManyErrors
 
-    return isinstance(exc, TooManyErrors | FatalProviderError | ConfigError)
+    return isinstance(exc, TooManyErrors | FatalProviderError | ConfigError) or bool(
+        getattr(exc, "fatal", False)
+    )
 
 
 def _stamp(

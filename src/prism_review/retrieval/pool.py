@@ -209,6 +209,8 @@ async def build_pool(
         try:
             items = (await searcher.search(q.query, per_query))[:per_query]
         except Exception as exc:  # recorded, the other queries still count
+            if getattr(exc, "fatal", False):
+                raise  # e.g. a rejected API key: stop the run, don't record per query
             entry.update(status="error", error=str(exc) or type(exc).__name__, count=0)
         else:
             entry.update(status="ok", count=len(items))

@@ -36,6 +36,11 @@ class S2Error(RuntimeError):
         super().__init__(message)
         self.status = status
 
+    @property
+    def fatal(self) -> bool:
+        """A rejected key stops the whole run (every other search would fail the same way)."""
+        return self.status in AUTH_STATUS
+
 
 def keys_from_env() -> list[str | None]:
     """Configured API keys, or ``[None]`` (anonymous) when there are none."""
