@@ -85,6 +85,23 @@ async def test_perturbation_verifier_offline_counts(tmp_path: Path) -> None:
     assert res["n.perturbation_verifier.items"] == 2
     assert res["n.perturbation_verifier.scored"] == 2
     assert res["n.perturbation_verifier.gold_substantive"] == 1
+    # the quote restates the formula with "+" (a quantity edit: valid Critical) and with
+    # "w_1" (a renamed index: valid Minor), so both are right in the substantive and 3-way
+    # views, while the headline (valid ↔ substantive) counts the valid typo as wrong
+    assert res["perturbation_verifier.substantive.accuracy"] == 1.0
+    assert res["perturbation_verifier.label3.accuracy"] == 1.0
+    assert res["perturbation_verifier.validity.accuracy"] == 0.5
+
+
+async def test_perturbation_verifier_cross_validation_groups_papers(tmp_path: Path) -> None:
+    from prism_review.agreement.perturbation_verifier import cross_validate
+
+    path = tmp_path / "gold.jsonl"
+    rows = [dict(g, paper=f"p{i}") for i, g in enumerate(GOLD)]
+    path.write_text("\n".join(json.dumps(g) for g in rows) + "\n", encoding="utf-8")
+    res = await cross_validate(path, folds=2, grid=(60.0, 90.0))
+    assert res["n.perturbation_verifier.cv.scored"] == 2
+    assert len(res["chosen_edit_similarity"]) == 2
 
 
 async def test_perturbation_verifier_through_llm(

@@ -5,8 +5,10 @@
   of their item texts (greedy, threshold ``cluster_threshold``; a lower bar within one topic).
   Each cluster is a micro-flaw whose summary is its first quote, with every member reviewer's
   first quote verbatim.
-* validate — the checkable-claims test of :mod:`.validity` against the paper excerpt, and the
-  ontology's topic → severity rule.
+* validate — a criticism quoting a formula of the paper is judged by :mod:`.edits` (does the
+  paper restate it with another number/operator → valid Critical, with renamed symbols → valid
+  Minor, nowhere → invalid); any other criticism by the checkable-claims test of
+  :mod:`.validity` against the paper excerpt, with the ontology's topic → severity rule.
 * map — each bank issue is located in the review by the reviewer's own Step 1 quote (exact,
   then fuzzy) or, failing that, by fuzzy similarity of the issue summary to a review sentence.
 """
@@ -17,6 +19,7 @@ from dataclasses import dataclass
 
 from rapidfuzz import fuzz, utils
 
+from prism_review.judge.flaws.edits import edit_verdict
 from prism_review.judge.flaws.models import (
     ConsolidateInput,
     ConsolidateOutput,
@@ -101,7 +104,12 @@ def validate(inp: ValidateInput, params: ValidityParams | None = None) -> Valida
     paper = PaperIndex(inp.paper_excerpt)
     evals = {}
     for f in inp.micro_flaws:
-        text = " ".join([f.core_summary, *[q for q in f.raw_arguments.values() if q]])
+        quotes = [q for q in f.raw_arguments.values() if q]
+        edit = edit_verdict(quotes, inp.paper_excerpt, p.edit_similarity) if p.check_edits else None
+        if edit is not None:
+            evals[f.flaw_id] = FlawEvaluation(is_valid=edit[0], severity=edit[1])
+            continue
+        text = " ".join([f.core_summary, *quotes])
         ok, _ = judge(text, paper, p)
         evals[f.flaw_id] = FlawEvaluation(
             is_valid=ok, severity=ontology_severity(f.macro_topic) if ok else "None"

@@ -109,6 +109,9 @@ class ValidityParams:
     check_numbers: bool = True
     check_absence: bool = True
     check_speculative: bool = True
+    #: judge criticisms quoting a formula of the paper by :mod:`.edits`
+    check_edits: bool = True
+    edit_similarity: float = 60.0
     absence_hits: int = 3
     min_overlap: float = 0.5
     min_content_words: int = 3
