@@ -171,7 +171,12 @@ def table(
     cells: dict[tuple[str, str, str], SummaryRow] = {
         (r.dimension, r.system, r.metric): r for r in summary if r.venue == venue
     }
-    systems = system_order(r.system for r in summary if r.venue == venue)
+    wanted = {(d.name, s.key) for d, s in specs}
+    systems = system_order(
+        r.system
+        for r in summary
+        if r.venue == venue and r.mean is not None and (r.dimension, r.metric) in wanted
+    )
     header = ["System"] + [s.label for _, s in specs]
     body = []
     for system in systems:
