@@ -12,6 +12,17 @@ Unscored answers are left out of the figures and counted under ``n.*.unscored``.
 
 :func:`cross_validate` measures the offline judge with its thresholds chosen on held-out papers
 (grouped k-fold), for an honest figure when tuning on this development set.
+
+What the labels reward (measured, 2026-11): 63 of the 130 unreliable criticisms are
+"Out-of-scope", the rest Vague, Neglect, Inexpert, Misunderstanding, Unstated, Superficial,
+Contradiction (≤ 11 each). Paper-grounded features carry no signal here: per-segment AUC for
+"unreliable" of content-word overlap with the paper 0.53, paper-specific terms found 0.52,
+"claimed-missing" terms found in one paper sentence 0.51 (it fires on 0 of the 10 Neglect
+items), best TF-IDF paper-sentence similarity 0.49; a logistic model on them scores 0.525
+accuracy in 5-fold paper-grouped CV, below always-valid (0.542). Surface style does better
+(segment length AUC 0.64, hedging 0.60; grouped CV 0.585–0.599) but not significantly better
+than the current rules (McNemar p = 0.33–0.52 on 284 items), so no model was fitted into the
+judge.
 """
 
 from __future__ import annotations
