@@ -332,3 +332,28 @@ async def test_rpm_limit_applies_to_judge_calls(llm_server, loopback_judge):
     (limiter,) = judge.calls._limiters.values()
     # only the 61st call waited: 1 s minus what refilled while the first 60 were sent
     assert 0 < limiter.waited <= 1.0
+
+
+async def test_step_override_can_route_to_another_server(llm_server, loopback_judge):
+    from prism_review.testing.llm_server import LLMServer
+
+    llm_server.set_responder(lambda body: GOOD)
+    with LLMServer(lambda body: {"label": "negative", "score": 0}) as other:
+        judge = loopback_judge(steps={"test.other": {
+            "model": f"openai-compatible/big-model@{other.base_url}"}})
+        from ._steps import OtherStep
+
+        a = await judge.run(LabelStep(), LabelIn(text="a"))
+        b = await judge.run(OtherStep(), LabelIn(text="a"))
+        assert a.output.label == "neutral" and b.output.label == "negative"
+        assert [r.body["model"] for r in other.requests] == ["big-model"]
+        assert [r.body["model"] for r in llm_server.requests] == ["test-model"]
+        await judge.aclose()
+
+
+def test_step_override_to_provider_without_key_fails_at_construction(monkeypatch, tmp_path):
+    monkeypatch.delenv("GEMINI_API_KEY", raising=False)
+    monkeypatch.delenv("GOOGLE_API_KEY", raising=False)
+    with pytest.raises(ConfigError, match="GEMINI_API_KEY"):
+        make_judge("openai-compatible/m@http://127.0.0.1:9/v1", no_cache=True,
+                   steps={"novelty": {"model": "gemini/gemini-2.5-flash"}})

@@ -76,6 +76,8 @@ class LLMJudge:
         self._apis: dict[str, OpenAICompatibleAPI] = {spec.provider: self.api}
         self._schemas: dict[type[BaseModel], tuple[dict[str, Any], bool]] = {}
         self._step_conf: dict[str, dict[str, Any]] = {}
+        for model in sorted(settings.step_models()):  # a bad spec or missing key fails now
+            self._api_for(model)
 
     # -- settings -------------------------------------------------------------------------
     def _api_for(self, model_setting: str | None) -> tuple[OpenAICompatibleAPI, str]:

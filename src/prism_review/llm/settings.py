@@ -209,6 +209,11 @@ class Settings:
                 out["temperature"] = float(step_temperature)
         return out
 
+    def step_models(self) -> set[str]:
+        """Every per-step ``model`` override, in any layer."""
+        return {v["model"] for layer in self.layers for v in layer.steps.values()
+                if v.get("model")}
+
     def result_settings(self) -> dict[str, Any]:
         """What changes results: global temperature/max_tokens/seed and every step override."""
         prefixes = sorted({p for layer in self.layers for p in layer.steps})
