@@ -121,3 +121,55 @@ async def test_flaws_unit_through_llm_with_repair_and_unknown_ids(llm_server, lo
     # the mapping step only knew the bank of valid issues
     assert '"F03"' not in reqs[4].messages[1]["content"]
     assert "Reviewer_3" not in json.dumps(rows[0].extracted["micro_flaws"])
+
+
+async def test_panel_unit_through_llm_with_an_unknown_panel_id(llm_server, loopback_judge):
+    """A paper without humans: the other systems are Panel_k; "Panel_7" is refused and re-asked."""
+    from .test_panel_reference import _panel_data
+
+    flaws = {
+        "micro_flaws": [
+            {
+                "flaw_id": "F01",
+                "macro_topic": "4. Experimental Design & Evaluation - Limited/Biased Datasets",
+                "core_summary": "One dataset.",
+                "raw_arguments": {
+                    "Panel_1": "Only one dataset is used.",
+                    "LLM_Reviewer": "Only one dataset is used in the evaluation.",
+                },
+            },
+            {
+                "flaw_id": "F02",
+                "macro_topic": "6. Methodology & Theoretical Soundness - Lack of Intuition/Justification",
+                "core_summary": "Gating not motivated.",
+                "raw_arguments": {"Panel_2": "The gating lacks motivation."},
+            },
+        ]
+    }
+    wrong = json.loads(json.dumps(flaws))
+    wrong["micro_flaws"][1]["raw_arguments"] = {"Panel_7": "The gating lacks motivation."}
+    evals = {
+        "evaluations": {
+            "F01": {"is_valid": True, "severity": "Critical"},
+            "F02": {"is_valid": True, "severity": "Minor"},
+        }
+    }
+    empty: dict[str, list[object]] = {"mentions": []}
+    llm_server.script(
+        json.dumps(wrong), json.dumps(flaws), json.dumps(evals), *[json.dumps(empty)] * 3
+    )
+    paper, reviews = _panel_data()
+    dim = get_dimension("flaws")
+    unit = next(iter(dim.work_units(paper, reviews, ["zeta"])))
+    rows = await dim.evaluate(unit, RunContext(loopback_judge()))
+    reqs = llm_server.requests
+    assert len(reqs) == 6  # consolidate, its re-ask, validate, one map per pooled reviewer
+    assert "[REVIEWER: Panel_1]" in reqs[0].messages[1]["content"]
+    last = reqs[1].messages[-1]["content"]
+    assert "Panel_7" in last and "Panel_1, Panel_2, LLM_Reviewer" in last
+    assert len(rows) == 1 and rows[0].status == "ok" and rows[0].system == "zeta"
+    assert rows[0].extracted["panel"] == {"Panel_1": "alpha", "Panel_2": "mid"}
+    m = rows[0].metrics
+    # zeta (LLM_Reviewer) raised the critical dataset flaw, not the minor motivation one
+    assert (m["critical_recall"], m["minor_recall"], m["hallucination_rate"]) == (1.0, 0.0, 0.0)
+    assert m["critical_recall_cw"] == 1.0 and m["gt_valid"] == 2
