@@ -93,3 +93,21 @@ def test_bad_key_stops_cleanly_with_a_clear_message(llm_server, tmp_path, monkey
     res = CliRunner().invoke(app, _args(llm_server, tmp_path / "run", tmp_path / "cache"))
     assert res.exit_code == 3, res.output
     assert "resume" in res.output
+
+
+def test_set_option_reaches_the_dimension_and_manifest(tmp_path):
+    out = tmp_path / "run"
+    res = CliRunner().invoke(
+        app,
+        ["evaluate", "--dimension", "flaws", "--set", "flaws.reference=human", "--set", "flaws.paper_chars=1000",
+         "--limit", "3", "--out", str(out), "--quiet", "--no-report"],
+    )
+    assert res.exit_code == 0, res.output
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["settings"] == {"flaws.reference": "human", "flaws.paper_chars": 1000}
+    rows = read_results(out)
+    # with reference=human, papers without human reviews get skipped rows, never panel scores
+    panel = [r for r in rows if r.extracted.get("reference") == "panel"]
+    assert panel and all(r.status == "skipped" and not r.metrics for r in panel)
+    bad = CliRunner().invoke(app, ["evaluate", "--set", "novalue", "--out", str(tmp_path / "x")])
+    assert bad.exit_code == 2 and "KEY=VALUE" in bad.output

@@ -69,6 +69,14 @@ def evaluate(
     human_aggregation: Annotated[
         str | None, typer.Option("--human-aggregation", help="Novelty humans: per_review_mean | panel_concat")
     ] = None,
+    set_: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--set",
+            help="Dimension setting KEY=VALUE (repeatable), e.g. flaws.reference=human, "
+            "flaws.paper_chars=45000, novelty_policy=max, verdict_batch=1, s2_min_interval=1.5",
+        ),
+    ] = None,
     report: Annotated[bool, typer.Option("--report/--no-report", help="Write report.html")] = True,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No live progress")] = False,
 ) -> None:
@@ -107,6 +115,12 @@ def evaluate(
         }.items()
         if v is not None
     }
+    for item in set_ or []:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            console.print(f"[red]error:[/] --set expects KEY=VALUE, got {item!r}")
+            raise typer.Exit(2)
+        settings[key.strip()] = _setting_value(value.strip())
     out_dir = out or Path("runs") / (data.name if data else "demo")
     opts = EvalOptions(
         data=data,
@@ -164,6 +178,19 @@ def evaluate(
     if result.units_failed:
         console.print(f"[yellow]{result.units_failed} unit(s) failed[/]: see {result.out}/errors.jsonl; re-run to retry them.")
         raise typer.Exit(1)
+
+
+def _setting_value(text: str) -> Any:
+    """``--set`` values: numbers and true/false become numbers and booleans, the rest stays text."""
+    low = text.lower()
+    if low in {"true", "false"}:
+        return low == "true"
+    for cast in (int, float):
+        try:
+            return cast(text)
+        except ValueError:
+            pass
+    return text
 
 
 def register(app: typer.Typer) -> None:
