@@ -4,8 +4,9 @@ Fixtures:
 
 * ``llm_server`` — a started :class:`~prism_review.testing.llm_server.LLMServer` (function scope)
   with ``.base_url``, ``.requests``, ``.script(...)``, ``.set_responder(...)``, ``.canned(...)``.
-* ``llm_cache_dir`` — an empty, per-test cache directory; ``PRISM_CACHE_DIR`` points at it so no
-  test ever touches the user's real cache.
+* ``llm_cache_dir`` — an empty, per-test cache directory (``PRISM_CACHE_DIR`` points at it).
+* ``_isolated_llm_cache`` (autouse) — every test gets its own ``PRISM_CACHE_DIR`` (created only if
+  used), so no test reads or writes the user's real LLM cache and no test sees another's replies.
 * ``loopback_judge`` — a factory ``loopback_judge(**options)`` returning an ``LLMJudge`` for
   ``openai-compatible/test-model@<llm_server.base_url>`` with the per-test cache, fast retries
   and a dummy key.
@@ -13,6 +14,7 @@ Fixtures:
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -21,6 +23,14 @@ import pytest
 import pytest_asyncio
 
 from prism_review.testing.llm_server import LLMServer
+
+
+@pytest.fixture(autouse=True)
+def _isolated_llm_cache(tmp_path_factory: pytest.TempPathFactory,
+                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Point ``PRISM_CACHE_DIR`` at a fresh per-test folder (not created until a cache opens)."""
+    base = tmp_path_factory.getbasetemp() / "prism-llm-cache"
+    monkeypatch.setenv("PRISM_CACHE_DIR", str(base / uuid.uuid4().hex))
 
 
 @pytest.fixture
