@@ -6,10 +6,14 @@
 
 * D1/D2/D3: ridge regression on [TF-IDF uni+bigrams | rubric cue features] fitted on the RevUtil
   dev points (target: mean of the annotators' numeric labels for actionability,
-  grounding_specificity, verifiability). The ridge strength is chosen by 5-fold cross-validation
-  grouped by ``paper_id`` (on the Spearman of the shipped 0/1/2 levels); the 0/1/2 thresholds are chosen on the out-of-fold predictions to
-  maximise Spearman with the majority label. The reported CV figures choose thresholds inside each
-  training fold only, so they never see the held-out fold.
+  grounding_specificity, verifiability). The 1–5 prediction becomes 0/1/2 by *proportion
+  matching*: the two thresholds are the prediction quantiles that reproduce the share of majority
+  labels at each level under the data README's conversion (actionability and verifiability
+  {1,2}→0, 3→1, {4,5}→2; grounding {1,2}→0, {3,4}→1, 5→2), so a level means what the human 0/1/2
+  conversion means on RevUtil. The ridge strength is chosen by 5-fold cross-validation grouped by
+  ``paper_id`` on the Spearman of the shipped 0/1/2 levels; in the CV each fold's thresholds come
+  from its training folds only. The shipped thresholds come from the out-of-fold predictions of
+  all of dev; the shipped ridge is fitted on all of dev.
 * comment type: multinomial logistic regression on DISAPERE train sentences; measured on DISAPERE
   dev.
 
@@ -66,25 +70,19 @@ def _levels(p: np.ndarray, t1: float, t2: float) -> np.ndarray:
     return np.where(p < t1, 0, np.where(p < t2, 1, 2))
 
 
-def best_thresholds(pred: np.ndarray, gold: np.ndarray) -> tuple[float, float]:
-    """(t1, t2) among prediction quantiles maximising Spearman(levels, gold)."""
-    from scipy.stats import rankdata
+#: the data README's 1–5 → 0/1/2 conversion, per aspect
+CONVERSION: dict[str, dict[int, int]] = {
+    "actionability": {1: 0, 2: 0, 3: 1, 4: 2, 5: 2},
+    "grounding_specificity": {1: 0, 2: 0, 3: 1, 4: 1, 5: 2},
+    "verifiability": {1: 0, 2: 0, 3: 1, 4: 2, 5: 2},
+}
 
-    g = rankdata(gold)
-    g = (g - g.mean()) / (np.linalg.norm(g - g.mean()) or 1.0)
-    qs = np.quantile(pred, np.linspace(0.02, 0.98, 49))
-    best, arg = -2.0, (float(qs[0]), float(qs[-1]))
-    for i, t1 in enumerate(qs):
-        for t2 in qs[i + 1 :]:
-            lv = rankdata(_levels(pred, t1, t2))
-            lv = lv - lv.mean()
-            norm = np.linalg.norm(lv)
-            if norm == 0:
-                continue
-            s = float(lv @ g) / float(norm)
-            if s > best + 1e-12:
-                best, arg = s, (float(t1), float(t2))
-    return arg
+
+def proportion_thresholds(pred: np.ndarray, gold: np.ndarray, aspect: str) -> tuple[float, float]:
+    """(t1, t2): prediction quantiles giving the converted gold labels' level shares."""
+    lv = np.array([CONVERSION[aspect][int(g)] for g in gold])
+    q1, q2 = np.quantile(pred, [float((lv == 0).mean()), float((lv <= 1).mean())])
+    return float(q1), float(q2)
 
 
 def _ridge(x: np.ndarray, y: np.ndarray, alpha: float) -> tuple[np.ndarray, float]:
@@ -134,7 +132,7 @@ def train_rubric(rows: list[dict]) -> tuple[dict[str, Any], dict[str, Any]]:
                 oof[te] = xte @ coef + b
                 ptr = xtr @ coef + b
                 g = ~np.isnan(gold[tr])
-                t1, t2 = best_thresholds(ptr[g], gold[tr][g])
+                t1, t2 = proportion_thresholds(ptr[g], gold[tr][g], aspect)
                 lv[te] = _levels(oof[te], t1, t2)
             g = ~np.isnan(gold)
             s_cont, s_lv = _spearman(oof[g], gold[g]), _spearman(lv[g], gold[g])
@@ -145,7 +143,7 @@ def train_rubric(rows: list[dict]) -> tuple[dict[str, Any], dict[str, Any]]:
             if s_lv > best_s:  # choose by what ships: the 0/1/2 levels
                 best_alpha, best_s, best_oof = alpha, s_lv, oof
         g = ~np.isnan(gold)
-        t1, t2 = best_thresholds(best_oof[g], gold[g])
+        t1, t2 = proportion_thresholds(best_oof[g], gold[g], aspect)
         ok = ~np.isnan(y)
         coef, b = _ridge(x_all[ok], y[ok], best_alpha)
         scorers[dim] = {
