@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 import re
 import time
@@ -40,6 +41,7 @@ except ImportError:  # pragma: no cover - depends on the installed SDK major
 from prism_review.llm.errors import ConfigError, FatalProviderError, ProviderError
 from prism_review.llm.limits import retry_after_seconds
 
+log = logging.getLogger("prism_review.llm")
 GEMINI_BASE_URL = "https://generativelanguage.googleapis.com/v1beta/openai/"
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 PROVIDERS = ("openai", "gemini", "openai-compatible")
@@ -172,6 +174,7 @@ class OpenAICompatibleAPI:
         #: per (model, schema name): index into RESPONSE_MODES that the server accepted
         self.mode_floor: dict[tuple[str, str], int] = {}
         self.completion_tokens_param: set[str] = set()
+        self._told: set[str] = set()
 
     def _client(self) -> openai.AsyncOpenAI:
         loop_id = id(asyncio.get_running_loop())
@@ -192,6 +195,10 @@ class OpenAICompatibleAPI:
         kw: dict[str, Any] = {"model": req.model, "messages": messages}
         if is_reasoning_model(req.model) or req.model in self.completion_tokens_param:
             kw["max_completion_tokens"] = req.max_tokens
+            if req.model not in self._told and is_reasoning_model(req.model):
+                self._told.add(req.model)
+                log.info("%s is a reasoning model: no temperature is sent (configured %s)",
+                         req.model, req.temperature)
         else:
             kw["max_tokens"] = req.max_tokens
             kw["temperature"] = req.temperature
