@@ -32,7 +32,10 @@ _NON_CRITICAL_SECTION = re.compile(
     r"|paper decision|code of conduct|ethic|flag|overall|recommendation|review id)\b",
     re.I,
 )
-_ITEM_START = re.compile(r"(?:^[ \t]*|[ \t]{2,})(?:[-*•]|\d{1,2}[.)]|\(\w\)|[a-z][.)])[ \t]+", re.M)
+_ITEM_START = re.compile(
+    r"(?:^[ \t]*|[ \t]{2,}|(?<=[.!?])[ \t](?=[-•][ \t]))(?:[-*•]|\d{1,2}[.)]|\(\w\)|[a-z][.)])[ \t]+",
+    re.M,
+)
 _CUE = re.compile(
     r"\b(lack|lacks|missing|no |not |unclear|limited|insufficient|should|could|would|weak|fail"
     r"|only|however|concern|why|how|whether|questionable|unconvincing|overclaim|incorrect|wrong"
@@ -42,6 +45,11 @@ _CUE = re.compile(
 
 
 _MARKER = re.compile(r"^(?:[-*•]|\d{1,2}[.)]|\(\w{1,3}\))\s+")
+#: closing remarks inside a weaknesses list ("Overall, ...", "Addressing these concerns ...")
+_CLOSING = re.compile(
+    r"^(overall,|in summary|in conclusion|to summari[sz]e|addressing (the|these|this)|despite (these|this))\b",
+    re.I,
+)
 _POINTER = re.compile(r"^(please )?(see|refer to) (the )?(weakness|above|comments|previous)", re.I)
 
 
@@ -87,18 +95,71 @@ def is_critical_section(name: str) -> bool:
     return not _NON_CRITICAL_SECTION.search(name)
 
 
+#: a line opening with a short title and a colon ("Limited scope: ...") or a glued number ("2.While")
+_LABEL_LINE = re.compile(
+    r"^[ \t]*(?:[A-Z][\w/&,'()-]*(?:[ \t]+[\w/&,'()-]+){0,6}:[ \t]+\S|\d{1,2}[.)]\S)"
+)
+#: a title opening a sentence inside a line ("... translation. Model Architectures: The ...")
+_INLINE_LABEL = re.compile(r"(?<=[.!?])[ \t]+(?=[A-Z][\w/&'()-]*(?:[ \t]+[\w/&'()-]+){0,4}:[ \t])")
+#: a line that continues the previous one (anaphora, a lower-case start)
+_CONTINUATION = re.compile(
+    r"^[ \t]*(?:[a-z(]|(?:this|these|that|those|it|they|such|the authors (?:do|also)|i\.e\.|e\.g\.)\b)"
+)
+#: a follow-up request that belongs to the criticism just before it ("More X would be helpful")
+_FOLLOW_UP = re.compile(
+    r"\b(?:would|could|should|might|will) (?:also )?(?:be (?:helpful|useful|interesting|beneficial|"
+    r"valuable|good|nice|discussed|explored|clarified|improved|welcome)|(?:further )?(?:strengthen|"
+    r"improve|help|make|enhance|broaden|provide|add))\b",
+    re.I,
+)
+
+
+def _units(piece: str) -> list[tuple[int, str]]:
+    """The non-empty lines of a block, a line also cut where a sentence opens with a title."""
+    out = []
+    for m in re.finditer(r"[^\n]+", piece):
+        if not m.group().strip():
+            continue
+        cuts = [0, *(t.start() for t in _INLINE_LABEL.finditer(m.group())), len(m.group())]
+        out.extend((m.start() + a, m.group()[a:b]) for a, b in zip(cuts, cuts[1:], strict=False))
+    return out
+
+
+def _line_items(piece: str, base: int) -> list[tuple[int, str]]:
+    """Cut a sentence-per-line block (most lines end a sentence) into one item per criticism.
+
+    A line with a title ("Limited scope: ...") opens an item. In a block with titles the other
+    lines belong to the titled item before them; without titles each line opens an item unless
+    it continues the previous line (anaphora, a lower-case start) or is a follow-up request to it
+    ("More X would be helpful" after a criticism).
+    """
+    lines = _units(piece)
+    ends = sum(1 for _, ln in lines if ln.rstrip().endswith((".", "?", "!", ")", '"')))
+    if len(lines) < 2 or ends < 0.75 * len(lines):
+        return [(base, piece)]
+    titled = sum(1 for _, ln in lines if _LABEL_LINE.match(ln)) >= 2
+    cuts = [lines[0][0]]
+    for i, (off, ln) in enumerate(lines[1:], start=1):
+        if _LABEL_LINE.match(ln):
+            cuts.append(off)
+            continue
+        follow_up = _FOLLOW_UP.search(ln) is not None
+        prev_follow_up = _FOLLOW_UP.search(lines[i - 1][1]) is not None
+        if not titled and not _CONTINUATION.match(ln) and not (follow_up and not prev_follow_up):
+            cuts.append(off)
+    bounds = [*cuts, len(piece)]
+    return [(base + a, piece[a:b]) for a, b in zip(bounds, bounds[1:], strict=False)]
+
+
 def _items(body: str) -> list[tuple[int, str]]:
-    """Split a section body into bullet/numbered items or paragraphs, with offsets."""
+    """Split a section body into bullet/numbered items or paragraphs, with offsets; a block of
+    one sentence per line is cut further by :func:`_line_items`."""
     cuts = {0}
     cuts.update(m.start() for m in _ITEM_START.finditer(body))
     cuts.update(m.end() for m in re.finditer(r"\n[ \t]*\n", body))
     bounds = sorted(cuts) + [len(body)]
-    out = []
-    for a, b in zip(bounds, bounds[1:], strict=False):
-        piece = body[a:b]
-        if piece.strip():
-            out.append((a, piece))
-    return out
+    out = [(a, body[a:b]) for a, b in zip(bounds, bounds[1:], strict=False) if body[a:b].strip()]
+    return _line_items(out[0][1], out[0][0]) if len(out) == 1 else out
 
 
 _WEAKNESS_SECTION = re.compile(
@@ -131,7 +192,12 @@ def criticisms(reviewer_id: str, text: str, threshold: float = 0.5) -> list[Crit
             best, best_p = None, float("-inf")
             for sp in sentence_spans(item):
                 s = _MARKER.sub("", sp.text.strip(" -*•\t"))
-                if len(s) < 12 or (s.endswith(":") and len(s) < 60) or _POINTER.search(s):
+                if (
+                    len(s) < 12
+                    or (s.endswith(":") and len(s) < 60)
+                    or _POINTER.search(s)
+                    or _CLOSING.search(s)
+                ):
                     continue
                 p = criticism_probability(s) + (0.15 if _CUE.search(s) else 0.0)
                 if p > best_p:
