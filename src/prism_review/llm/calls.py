@@ -112,8 +112,8 @@ class CallManager:
         return {"v": CACHE_KEY_VERSION, "provider": api.provider, "model": req.model,
                 "messages": req.messages, "temperature": req.temperature,
                 "max_tokens": req.max_tokens, "schema": self._schema_digest(req.schema),
-                "schema_name":
-                req.schema_name, "strict": req.strict, "seed": req.seed, "epoch": self.epoch}
+                "schema_name": req.schema_name, "strict": req.strict, "seed": req.seed,
+                "epoch": self.epoch}
 
     def _schema_digest(self, schema: dict[str, Any] | None) -> str | None:
         """Hash of a response schema, memoised (schemas are built once per output model)."""
@@ -136,30 +136,29 @@ class CallManager:
                   "schema": req.schema_name, "strict": req.strict}
         if not self._cacheable(req):
             return await self._fetch(api, req, key, params)
+        # an identical request already in flight (or being looked up): share its outcome
+        slot = (id(asyncio.get_running_loop()), key)
+        pending = self._inflight.get(slot)
+        if pending is not None:
+            shared = await asyncio.shield(pending)
+            if shared.text is None:
+                return shared
+            self.stats.cache_hits += 1
+            return CallOutcome(key, shared.text, cached=True, params=shared.params)
+        task = asyncio.ensure_future(self._cached_or_fetch(api, req, key, params))
+        self._inflight[slot] = task
+        task.add_done_callback(lambda _t: self._inflight.pop(slot, None))
+        return await asyncio.shield(task)
+
+    async def _cached_or_fetch(self, api: OpenAICompatibleAPI, req: Request, key: str,
+                               params: dict[str, Any]) -> CallOutcome:
         assert self.cache is not None
         hit = await asyncio.to_thread(self.cache.get, key)
         if hit is not None:
             self.stats.cache_hits += 1
             params["response_mode"] = hit[1].get("response_mode")
             return CallOutcome(key, hit[0], cached=True, params=params)
-        # an identical request already in flight: share its reply instead of paying twice
-        slot = (id(asyncio.get_running_loop()), key)
-        pending = self._inflight.get(slot)
-        if pending is not None:
-            shared = await asyncio.shield(pending)
-            if shared.text is not None:
-                self.stats.cache_hits += 1
-                return CallOutcome(key, shared.text, cached=True, params=shared.params)
-            return shared
-        task = asyncio.ensure_future(self._fetch(api, req, key, params))
-        self._inflight[slot] = task
-        try:
-            return await asyncio.shield(task)
-        finally:
-            if task.done():
-                self._inflight.pop(slot, None)
-            else:
-                task.add_done_callback(lambda _t: self._inflight.pop(slot, None))
+        return await self._fetch(api, req, key, params)
 
     async def _fetch(self, api: OpenAICompatibleAPI, req: Request, key: str,
                      params: dict[str, Any]) -> CallOutcome:
