@@ -53,12 +53,14 @@ async def test_backoff_grows_exponentially(llm_server, loopback_judge):
     assert 0.02 <= gaps[0] <= 0.6 and 0.045 <= gaps[1] <= 0.7 and 0.095 <= gaps[2] <= 0.9
 
 
-async def test_retries_exhausted_is_unscored_error_not_zero(llm_server, loopback_judge):
-    llm_server.set_responder(lambda body: Fault.status(503))
+@pytest.mark.parametrize("code", [503, 429])
+async def test_retries_exhausted_is_unscored_error_not_zero(llm_server, loopback_judge, code):
+    # the reference's pinned case: max_retries 2 and a persistent error -> 3 attempts, then fail
+    llm_server.set_responder(lambda body: Fault.status(code))
     judge = loopback_judge(max_retries=2)
     res = await _run(judge)
     assert res.status == "unscored" and res.output is None
-    assert "503" in res.error
+    assert str(code) in res.error
     assert len(llm_server.requests) == 3
     assert judge.stats.errors == 1 and judge.stats.unscored == 1
 
@@ -141,6 +143,22 @@ async def test_400_is_not_retried_and_names_provider(llm_server, loopback_judge)
     # one request per response format tried (json_schema, json_object, text), no retries
     assert len(llm_server.requests) == 3
     assert judge.stats.retries == 0 and judge.stats.errors == 1
+
+
+@pytest.mark.parametrize(("code", "message"), [
+    (400, "Rate limit exceeded"), (403, "Resource Exhausted"), (400, "Too Many Requests")])
+async def test_rate_limits_under_other_status_codes_are_retried(llm_server, loopback_judge,
+                                                                code, message):
+    llm_server.script(Fault.status(code, message), GOOD)
+    judge = loopback_judge()
+    assert (await _run(judge)).ok and judge.stats.retries == 1
+
+
+async def test_other_errors_are_not_mistaken_for_rate_limits(llm_server, loopback_judge):
+    llm_server.set_responder(lambda body: Fault.status(422, "Something went wrong"))
+    judge = loopback_judge()
+    res = await _run(judge)
+    assert res.status == "unscored" and judge.stats.retries == 0
 
 
 async def test_context_length_400_does_not_try_other_formats(llm_server, loopback_judge):

@@ -72,6 +72,20 @@ async def test_tpm_limiter_waits_for_tokens_and_settles():
     assert lim.tokens is not None and lim.tokens.tokens >= 19
 
 
+def test_tpm_accounting_pinned_example():
+    # the reference's pinned example: 1000 tokens, reserve 12, refund 9 -> 997; a failed call
+    # (whole reservation refunded) leaves the balance unchanged
+    lim = RateLimiter(tpm=1000)
+    clock = Clock()
+    lim.tokens = TokenBucket(1000 / 60, 1000, clock=clock)
+    assert lim.tokens.reserve(12) == 0.0
+    lim.settle(12, 3)
+    assert lim.tokens.tokens == 997
+    lim.tokens.reserve(12)
+    lim.settle(12, None)
+    assert lim.tokens.tokens == 997
+
+
 def test_disabled_limits():
     lim = RateLimiter()
     assert lim.requests is None and lim.tokens is None

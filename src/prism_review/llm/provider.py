@@ -149,12 +149,14 @@ class Generation:
 #: 400s that a different response format cannot fix
 _NOT_FORMAT = re.compile(r"context.?length|maximum context|too many tokens|prompt is too long|"
                          r"input is too long|api.?key", re.I)
+#: rate limiting reported with another status than 429
+_RATE_LIMITED = re.compile(r"rate.?limit|too many requests|resource.?exhausted", re.I)
 #: Gemini answers a bad key with 400 API_KEY_INVALID rather than 401
 _BAD_KEY = re.compile(r"API_KEY_INVALID|API key not valid|invalid api key", re.I)
 
 
 def _not_about_format(message: str) -> bool:
-    return bool(_NOT_FORMAT.search(message))
+    return bool(_NOT_FORMAT.search(message) or _RATE_LIMITED.search(message))
 
 
 def _schema_hint(schema: dict[str, Any]) -> str:
@@ -270,10 +272,15 @@ class OpenAICompatibleAPI:
         if isinstance(exc, openai.APIStatusError):
             code = exc.status_code
             detail = self.scrub(str(exc))[:300]
+            retry_after = retry_after_seconds(exc.response.headers)
             if code == 401 or (code == 400 and _BAD_KEY.search(detail)):
                 return FatalProviderError(
-                    f"{label} rejected the API key (401): set {keys} to a valid key",
+                    f"{label} rejected the API key ({code}): set {keys} to a valid key",
                     provider=self.provider, status=code)
+            if code != 429 and _RATE_LIMITED.search(detail):  # rate limits sent as 400/403
+                return ProviderError(f"{label} rate limit ({code}): {detail}",
+                                     provider=self.provider, status=code, retryable=True,
+                                     retry_after=retry_after)
             if code == 403:
                 return FatalProviderError(
                     f"{label} refused access (403) to model {req.model!r}: check that the key "
@@ -284,8 +291,7 @@ class OpenAICompatibleAPI:
                     "the model name and the base URL", provider=self.provider, status=code)
             retryable = code in (408, 409, 429) or code >= 500
             return ProviderError(f"{label} error {code}: {detail}", provider=self.provider,
-                                 status=code, retryable=retryable,
-                                 retry_after=retry_after_seconds(exc.response.headers))
+                                 status=code, retryable=retryable, retry_after=retry_after)
         # a 200 whose body is not a chat completion (proxies, gateways): worth another try
         return ProviderError(f"{label}: unusable response ({type(exc).__name__}: "
                              f"{self.scrub(str(exc))[:200]})", provider=self.provider,
