@@ -25,7 +25,7 @@ from prism_review.llm.cache import ResponseCache, request_key
 from prism_review.llm.errors import FatalProviderError, ProviderError, TooManyErrors
 from prism_review.llm.limits import RateLimiter, backoff_delay
 from prism_review.llm.pricing import PriceTable
-from prism_review.llm.provider import Generation, OpenAICompatibleAPI, Request, is_reasoning_model
+from prism_review.llm.provider import Generation, ModelAPI, Request, is_reasoning_model
 from prism_review.llm.settings import Settings
 
 log = logging.getLogger("prism_review.llm")
@@ -94,13 +94,13 @@ class CallManager:
         self._last_error: str | None = None
         self._digests: dict[int, tuple[dict[str, Any], str]] = {}
 
-    def _semaphore(self, api: OpenAICompatibleAPI) -> asyncio.Semaphore:
+    def _semaphore(self, api: ModelAPI) -> asyncio.Semaphore:
         slot = (id(asyncio.get_running_loop()), f"{api.provider}@{api.base_url}")
         if slot not in self._semaphores:
             self._semaphores[slot] = asyncio.Semaphore(int(self.settings.get("concurrency")))
         return self._semaphores[slot]
 
-    def _limiter(self, api: OpenAICompatibleAPI, model: str) -> RateLimiter:
+    def _limiter(self, api: ModelAPI, model: str) -> RateLimiter:
         tag = f"{api.provider}:{model}"
         if tag not in self._limiters:
             self._limiters[tag] = RateLimiter(self.settings.get("rpm") or 0.0,
@@ -108,7 +108,7 @@ class CallManager:
         return self._limiters[tag]
 
     # -- one model call -------------------------------------------------------------------
-    def _cache_payload(self, api: OpenAICompatibleAPI, req: Request) -> dict[str, Any]:
+    def _cache_payload(self, api: ModelAPI, req: Request) -> dict[str, Any]:
         return {"v": CACHE_KEY_VERSION, "provider": api.provider, "model": req.model,
                 "messages": req.messages, "temperature": req.temperature,
                 "max_tokens": req.max_tokens, "schema": self._schema_digest(req.schema),
@@ -129,7 +129,7 @@ class CallManager:
         return self.cache is not None and (req.temperature == 0.0 or req.seed is not None
                                            or self.epoch is not None)
 
-    async def call(self, api: OpenAICompatibleAPI, req: Request) -> CallOutcome:
+    async def call(self, api: ModelAPI, req: Request) -> CallOutcome:
         key = request_key(self._cache_payload(api, req))
         params = {"temperature": None if is_reasoning_model(req.model) else req.temperature,
                   "max_tokens": req.max_tokens, "seed": req.seed, "epoch": self.epoch,
@@ -150,7 +150,7 @@ class CallManager:
         task.add_done_callback(lambda _t: self._inflight.pop(slot, None))
         return await asyncio.shield(task)
 
-    async def _cached_or_fetch(self, api: OpenAICompatibleAPI, req: Request, key: str,
+    async def _cached_or_fetch(self, api: ModelAPI, req: Request, key: str,
                                params: dict[str, Any]) -> CallOutcome:
         assert self.cache is not None
         hit = await asyncio.to_thread(self.cache.get, key)
@@ -160,7 +160,7 @@ class CallManager:
             return CallOutcome(key, hit[0], cached=True, params=params)
         return await self._fetch(api, req, key, params)
 
-    async def _fetch(self, api: OpenAICompatibleAPI, req: Request, key: str,
+    async def _fetch(self, api: ModelAPI, req: Request, key: str,
                      params: dict[str, Any]) -> CallOutcome:
         """Call the model (with limits and retries), account for it, store it in the cache."""
         limiter = self._limiter(api, req.model)

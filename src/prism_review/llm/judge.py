@@ -31,6 +31,7 @@ from prism_review.llm.parse import ReplyParseError, parse_json_object, response_
 from prism_review.llm.pricing import PriceTable
 from prism_review.llm.provider import (
     PROVIDERS,
+    ModelAPI,
     ModelSpec,
     OpenAICompatibleAPI,
     Request,
@@ -73,14 +74,14 @@ class LLMJudge:
         self.stats = self.calls.stats
         url, key = resolve_endpoint(spec, api_key=api_key, base_url=base_url)
         self.api = OpenAICompatibleAPI(spec, base_url=url, api_key=key)
-        self._apis: dict[str, OpenAICompatibleAPI] = {spec.provider: self.api}
+        self._apis: dict[str, ModelAPI] = {spec.provider: self.api}
         self._schemas: dict[type[BaseModel], tuple[dict[str, Any], bool]] = {}
         self._step_conf: dict[str, dict[str, Any]] = {}
         for model in sorted(settings.step_models()):  # a bad spec or missing key fails now
             self._api_for(model)
 
     # -- settings -------------------------------------------------------------------------
-    def _api_for(self, model_setting: str | None) -> tuple[OpenAICompatibleAPI, str]:
+    def _api_for(self, model_setting: str | None) -> tuple[ModelAPI, str]:
         if not model_setting:
             return self.api, self.spec.model
         head = model_setting.split("/", 1)[0]
@@ -118,7 +119,7 @@ class LLMJudge:
         self.calls.raise_if_stopped()
         return result
 
-    async def _ask(self, step: JudgeStep[Any, Any], api: OpenAICompatibleAPI, req: Request,
+    async def _ask(self, step: JudgeStep[Any, Any], api: ModelAPI, req: Request,
                    usage: Usage, ids: list[str], purpose: str) -> tuple[CallOutcome, Any, str | None]:
         outcome = await self.calls.call(api, req)
         ids.append(outcome.key)

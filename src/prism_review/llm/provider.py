@@ -29,7 +29,7 @@ import re
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import openai
 
@@ -157,6 +157,27 @@ _BAD_KEY = re.compile(r"API_KEY_INVALID|API key not valid|invalid api key", re.I
 
 def _not_about_format(message: str) -> bool:
     return bool(_NOT_FORMAT.search(message) or _RATE_LIMITED.search(message))
+
+
+@runtime_checkable
+class ModelAPI(Protocol):
+    """The provider seam: one ``generate`` attempt per request (retries live in the caller).
+
+    ``provider`` and ``base_url`` name the concurrency pool; ``generate`` raises
+    :class:`~prism_review.llm.errors.ProviderError` (``retryable`` set) or
+    :class:`~prism_review.llm.errors.FatalProviderError`, never an SDK exception.
+    """
+
+    provider: str
+    base_url: str
+
+    async def generate(self, req: Request) -> Generation:
+        """Send ``req`` once and return the reply with its usage."""
+        ...
+
+    async def aclose(self) -> None:
+        """Release connections bound to the running event loop."""
+        ...
 
 
 def _schema_hint(schema: dict[str, Any]) -> str:
