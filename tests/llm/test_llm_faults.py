@@ -129,9 +129,16 @@ async def test_invalid_twice_is_unscored_with_raw_kept(llm_server, loopback_judg
 async def test_truncated_tail_recovered_without_reask(llm_server, loopback_judge):
     text = '{"label": "negative", "score": 2, "reasons": ["a", "b", "unfinished'
     llm_server.script(text)
-    res = await _run(loopback_judge())
+    judge = loopback_judge()
+    res = await _run(judge)
     assert res.ok and res.output.reasons == ["a", "b", "unfinished"]
     assert len(llm_server.requests) == 1
+    assert judge.stats.truncated == 0  # the server said "stop": not counted as truncated
+    llm_server.script(Fault.truncated({"label": "neutral", "score": 1, "reasons": ["x", "y"]},
+                                      keep=0.9))
+    res = await _run(judge, "other")
+    assert res.ok and judge.stats.truncated == 1
+    assert "1 truncated replies" in judge.stats.summary()
 
 
 async def test_400_is_not_retried_and_names_provider(llm_server, loopback_judge):

@@ -47,6 +47,9 @@ class JudgeStats:
     retries: int = 0
     reasks: int = 0
     unpriced_calls: int = 0
+    #: replies cut off at the token budget (``finish_reason="length"``); the lenient parser may
+    #: still recover their complete part, so watch this when list outputs matter
+    truncated: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         """A plain-dict copy."""
@@ -62,6 +65,7 @@ class JudgeStats:
             text += f" (+{self.unpriced_calls} unpriced calls)"
         extras = [f"{n} {label}" for n, label in ((self.retries, "retries"),
                   (self.reasks, "re-asks"), (self.errors, "failed calls"),
+                  (self.truncated, "truncated replies"),
                   (self.unscored, "unscored steps")) if n]
         return text + (", " + ", ".join(extras) if extras else "")
 
@@ -204,6 +208,8 @@ class CallManager:
 
     def _account(self, model: str, gen: Generation) -> None:
         self.stats.calls += 1
+        if gen.finish_reason == "length":
+            self.stats.truncated += 1
         self.stats.prompt_tokens += gen.prompt_tokens
         self.stats.completion_tokens += gen.completion_tokens
         cost = self.prices.cost(model, gen.prompt_tokens, gen.completion_tokens)
