@@ -94,12 +94,24 @@ class DepthModel:
         self._w_sparse = np.ascontiguousarray(stacked[:, :ns].T)  # (ns, K)
         self._w_dense = stacked[:, ns:]  # (K, nd)
         self._b = np.concatenate([self.heads[h].intercept for h in HEADS])
+        self._cache: dict[str, tuple[np.ndarray, np.ndarray, list[float]]] = {}
         self._slices: dict[str, slice] = {}
         k = 0
         for h in HEADS:
             r = self.heads[h].coef.shape[0]
             self._slices[h] = slice(k, k + r)
             k += r
+
+    def _cached(self, text: str) -> tuple[np.ndarray, np.ndarray, list[float]]:
+        """Sparse vector and sentiment of ``text``, memoised (segment and classify share them)."""
+        hit = self._cache.get(text)
+        if hit is None:
+            if len(self._cache) > 50_000:
+                self._cache.clear()
+            idx, v = self.sparse_vector(text)
+            hit = (idx, v, sentiment_features(text))
+            self._cache[text] = hit
+        return hit
 
     def sparse_vector(self, text: str) -> tuple[np.ndarray, np.ndarray]:
         """Indices and l2-normalised sublinear TF-IDF values of ``text``'s known terms."""
@@ -121,13 +133,17 @@ class DepthModel:
         m = len(texts)
         total = np.zeros((m, len(self._b)))
         for i, text in enumerate(texts):
-            idx, v = self.sparse_vector(text)
-            dense = np.asarray(dense_features(texts, i)) * self.dense_scale
+            idx, v, senti = self._cached(text)
+            dense = np.asarray(context_hand(texts, i) + senti) * self.dense_scale
             row = self._w_dense @ dense + self._b
             if len(idx):
                 row = row + v @ self._w_sparse[idx]
             total[i] = row
         return {h: total[:, sl] for h, sl in self._slices.items()}
+
+    def proba(self, head: str, scores: np.ndarray) -> np.ndarray:
+        """Class probabilities of ``head`` from its scores (columns in ``classes`` order)."""
+        return _proba(scores, len(self.heads[head].classes))
 
     def predict(self, head: str, scores: np.ndarray) -> list[str]:
         """Labels of ``head`` from its scores (binary heads use the tuned threshold)."""

@@ -38,19 +38,76 @@ def is_structural(text: str) -> bool:
     return bool(_HEADING.match(text) or _SCORE_LINE.match(text)) or not re.search(r"\w", text)
 
 
+_HEAD_LINE = re.compile(
+    r"^[ \t]*(?:#{1,6}[ \t]*(?P<h1>[^\n]+?)|\*\*(?P<h2>[^*\n]{1,60}?):?\*\*:?|"
+    r"(?P<h3>[A-Z][A-Za-z /&-]{1,40}):)[ \t]*$",
+    re.M,
+)
+_LEAD_HEAD = re.compile(
+    r"^(?:\*\*[^*\n]{1,60}\*\*:?|#{1,6}[^\n]*|[A-Z][A-Za-z&-]*(?: [A-Za-z&-]+){0,3}:)"
+    r"[ \t]*(?:\n|(?=\S))"
+)
+#: sections whose sentences restate the paper (DISAPERE "structuring: summary")
+_SUMMARY = re.compile(r"^\s*(?:paper\s+)?summary|summary of the paper|synopsis", re.I)
+#: in a headed section other than the summary a sentence is kept unless the model is this sure
+SECTION_KEEP_THRESHOLD = 0.2
+
+
+def _headings(text: str) -> list[tuple[int, str]]:
+    """(offset, name) of every heading line of a markdown-ish review."""
+    out = []
+    for m in _HEAD_LINE.finditer(text):
+        name = m.group("h1") or m.group("h2") or m.group("h3") or ""
+        out.append((m.start(), name.strip(" *:#")))
+    return out
+
+
+def review_units(review_text: str) -> list[tuple[str, str | None]]:
+    """(sentence, section name or None) of a review, with heading text cut off the sentences."""
+    heads = _headings(review_text)
+    out: list[tuple[str, str | None]] = []
+    for sp in sentence_spans(review_text):
+        text, start = sp.text, sp.start
+        m = _LEAD_HEAD.match(text)
+        while m and m.end() < len(text):  # a heading glued to the sentence that follows it
+            start += m.end()
+            text = text[m.end() :].lstrip()
+            m = _LEAD_HEAD.match(text)
+        section = None
+        for off, name in heads:
+            if off <= start:
+                section = name
+        out.append((text, section))
+    return out
+
+
 def segment(review_text: str, sentences: list[str] | None = None) -> SegmentOutput:
-    """Argumentative units of a review, or the argumentative subset of given ``sentences``."""
-    texts = sentences if sentences is not None else [s.text for s in sentence_spans(review_text)]
+    """Argumentative units of a review, or the argumentative subset of given ``sentences``.
+
+    Free segmentation is section-aware: sentences of a Summary section are not units, and in
+    any other headed section a sentence is kept unless the model is confident it is not
+    argumentative (thanks, greetings). Unheaded text relies on the model alone.
+    """
+    if sentences is not None:
+        pairs: list[tuple[str, str | None]] = [(t, None) for t in sentences]
+    else:
+        pairs = review_units(review_text)
+    texts = [t for t, _ in pairs]
     if not texts:
         return SegmentOutput(arguments=[])
-    keep = load_model().label("argumentative", texts)
-    return SegmentOutput(
-        arguments=[
-            SegmentItem(index=i, argument=t)
-            for i, (t, k) in enumerate(zip(texts, keep, strict=True))
-            if k == "yes" and not is_structural(t)
-        ]
-    )
+    model = load_model()
+    p_arg = model.proba("argumentative", model.scores(texts)["argumentative"])[:, 1]
+    t_arg = model.thresholds.get("argumentative", 0.5)
+    keep: list[SegmentItem] = []
+    for i, ((text, section), p) in enumerate(zip(pairs, p_arg, strict=True)):
+        if is_structural(text):
+            continue
+        if section is not None and _SUMMARY.search(section):
+            continue
+        threshold = SECTION_KEEP_THRESHOLD if section is not None else t_arg
+        if p > threshold:
+            keep.append(SegmentItem(index=i, argument=text))
+    return SegmentOutput(arguments=keep)
 
 
 def classify(units: list[Unit]) -> ClassifyOutput:
