@@ -1,10 +1,11 @@
 """The offline judge of the flaw steps: no network, deterministic.
 
 * consolidate — split each review into criticism items (:mod:`.splitting`), give each a
-  taxonomy topic (:mod:`.topics`), and cluster them across reviewers by TF-IDF cosine similarity
-  of their item texts (greedy, threshold ``cluster_threshold``; a lower bar within one topic).
-  Each cluster is a micro-flaw whose summary is its first quote, with every member reviewer's
-  first quote verbatim.
+  taxonomy topic (:mod:`.topics`), and cluster them across reviewers by the content-word overlap
+  of their item texts (:mod:`.clustering`: TF-IDF fitted on the paper's pooled criticisms,
+  average linkage, one bar tuned on a hand-labelled gold set, never two points of one reviewer
+  in one flaw). Each cluster is a micro-flaw whose summary is its first quote, with every member
+  reviewer's quote verbatim.
 * validate — a criticism quoting a formula of the paper is judged by :mod:`.edits` (does the
   paper restate it with another number/operator → valid Critical, with renamed symbols → valid
   Minor, nowhere → invalid); any other criticism by the checkable-claims test of
@@ -15,10 +16,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from rapidfuzz import fuzz, utils
 
+from prism_review.judge.flaws.clustering import ClusterParams, cluster
 from prism_review.judge.flaws.edits import edit_verdict
 from prism_review.judge.flaws.models import (
     ConsolidateInput,
@@ -39,50 +39,16 @@ from prism_review.metrics.cps import find_position_exact, find_position_fuzzy
 from prism_review.text import sentence_spans
 
 
-@dataclass
-class ClusterParams:
-    """Thresholds of cross-reviewer clustering (cosine similarity of TF-IDF vectors)."""
-
-    threshold: float = 0.35
-    same_topic_threshold: float = 0.25
-    criticism_threshold: float = 0.5
-
-
-def _similarity(texts: list[str]) -> list[list[float]]:
-    if len(texts) < 2:
-        return [[1.0] * len(texts) for _ in texts]
-    from sklearn.feature_extraction.text import TfidfVectorizer
-
-    try:
-        x = TfidfVectorizer(stop_words="english", sublinear_tf=True).fit_transform(texts)
-    except ValueError:  # only stop words
-        return [[1.0 if i == j else 0.0 for j in range(len(texts))] for i in range(len(texts))]
-    sim = (x @ x.T).toarray()
-    return [[float(v) for v in row] for row in sim]
-
-
 def consolidate(inp: ConsolidateInput, params: ClusterParams | None = None) -> ConsolidateOutput:
-    """Offline Step 1."""
+    """Offline Step 1: split, give topics, cluster across reviewers (:mod:`.clustering`)."""
     p = params or ClusterParams()
     items: list[Criticism] = []
     for r in inp.reviews:
         items.extend(criticisms(r.reviewer_id, r.text, p.criticism_threshold))
     topics = [topic_for(c.quote, c.item) for c in items]
-    sim = _similarity([c.item for c in items])
-    clusters: list[list[int]] = []
-    for i in range(len(items)):
-        best, best_s = None, 0.0
-        for ci, members in enumerate(clusters):
-            s = max(sim[i][j] for j in members)
-            bar = p.same_topic_threshold if topics[members[0]] == topics[i] else p.threshold
-            if s >= bar and s > best_s:
-                best, best_s = ci, s
-        if best is None:
-            clusters.append([i])
-        else:
-            clusters[best].append(i)
+    groups = cluster([c.reviewer_id for c in items], [c.item for c in items], topics, p)
     flaws = []
-    for n, members in enumerate(clusters, start=1):
+    for n, members in enumerate(groups, start=1):
         args: dict[str, str] = {}
         for j in members:
             args.setdefault(items[j].reviewer_id, items[j].quote)

@@ -116,7 +116,7 @@ _FOLLOW_UP = re.compile(
 
 def _units(piece: str) -> list[tuple[int, str]]:
     """The non-empty lines of a block, a line also cut where a sentence opens with a title."""
-    out = []
+    out: list[tuple[int, str]] = []
     for m in re.finditer(r"[^\n]+", piece):
         if not m.group().strip():
             continue
