@@ -60,7 +60,7 @@ def test_depth_through_loopback_then_second_run_is_all_cache_hits(llm_server, tm
     res2 = runner.invoke(app, _args(llm_server, tmp_path / "run2", tmp_path / "cache"))
     assert res2.exit_code == 0, res2.output
     assert len(llm_server.requests) == calls_first
-    assert "model calls: 0" in res2.output
+    assert "0 model calls, 6 cache hits (100%)" in res2.output
     stats = json.loads((tmp_path / "run2" / "manifest.json").read_text())["totals"]["judge_stats"]
     assert stats["calls"] == 0 and stats["cache_hits"] == 6
     assert [r.metrics for r in read_results(tmp_path / "run2")] == [r.metrics for r in rows]

@@ -56,7 +56,10 @@ def evaluate(
     out: Annotated[Path | None, typer.Option("--out", help="Run folder (re-run with the same folder to resume)")] = None,
     compat: Annotated[bool, typer.Option("--compat", help="Reproduce the original PRISM code's behaviour")] = False,
     by_venue: Annotated[bool, typer.Option("--by-venue", help="Also print per-venue tables")] = False,
-    concurrency: Annotated[int, typer.Option("--concurrency", help="LLM connections / units in flight")] = 8,
+    concurrency: Annotated[
+        int | None,
+        typer.Option("--concurrency", help="LLM connections and units in flight (default: config/env, else 8)"),
+    ] = None,
     base_url: Annotated[str | None, typer.Option("--base-url", help="OpenAI-compatible server URL")] = None,
     config: Annotated[Path | None, typer.Option("--config", help="Judge config file (TOML/YAML)")] = None,
     cache_dir: Annotated[Path | None, typer.Option("--cache-dir", help="LLM response cache folder")] = None,
@@ -133,7 +136,7 @@ def evaluate(
         limit=limit,
         compat=compat,
         by_venue=by_venue,
-        concurrency=concurrency,
+        concurrency=concurrency or 8,
         settings=settings,
     )
     if judge != "offline":
@@ -166,11 +169,9 @@ def evaluate(
     console.print(_progress_table(progress, the_judge, t0))
     text = write_run_outputs(result.out, by_venue=by_venue, html=report)
     typer.echo(text)
-    calls = result.manifest.get("totals", {}).get("judge_stats", {})
-    if judge != "offline" and calls:
-        console.print(
-            f"model calls: {calls.get('calls', 0)}, cache hits: {calls.get('cache_hits', 0)}"
-        )
+    stats = getattr(the_judge, "stats", None)
+    if judge != "offline" and stats is not None and hasattr(stats, "summary"):
+        console.print(stats.summary())
     console.print(
         f"[green]done[/] in {result.seconds:.1f}s: {result.units_done} units "
         f"({result.units_skipped} resumed, {result.units_failed} failed) → {result.out}/"

@@ -195,7 +195,12 @@ async def run_evaluation(
     progress.papers_done = progress.papers_total - len(per_paper_left)
     progress.update()
     errors_path = out / "errors.jsonl"
-    sem = asyncio.Semaphore(max(1, opts.concurrency))
+    runtime = getattr(judge, "runtime", None)
+    in_flight = opts.concurrency
+    if callable(runtime):
+        manifest["judge_runtime"] = runtime()
+        in_flight = int(manifest["judge_runtime"].get("transport", {}).get("concurrency") or in_flight)
+    sem = asyncio.Semaphore(max(1, in_flight))
     stop = asyncio.Event()
     failed = 0
 
@@ -247,6 +252,14 @@ async def run_evaluation(
     finally:
         for t in tasks:
             t.cancel()
+        aclose = getattr(judge, "aclose", None)
+        if callable(aclose):
+            try:
+                await aclose()
+            except Exception:  # closing a client must never lose the run's results
+                pass
+        if callable(runtime):
+            manifest["judge_runtime"] = runtime()
         manifest["finished"] = datetime.now(UTC).isoformat(timespec="seconds")
         manifest["totals"] = {
             "units": progress.units_total,
