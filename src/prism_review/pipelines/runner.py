@@ -19,6 +19,7 @@ mixed (the config hash is checked).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
 import time
@@ -254,10 +255,8 @@ async def run_evaluation(
             t.cancel()
         aclose = getattr(judge, "aclose", None)
         if callable(aclose):
-            try:
+            with contextlib.suppress(Exception):  # closing must never lose the run's results
                 await aclose()
-            except Exception:  # closing a client must never lose the run's results
-                pass
         if callable(runtime):
             manifest["judge_runtime"] = runtime()
         manifest["finished"] = datetime.now(UTC).isoformat(timespec="seconds")
