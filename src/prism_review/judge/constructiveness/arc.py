@@ -111,10 +111,9 @@ class ARCStep(JudgeStep[ARCInput, ARCOutput]):
     def offline(self, inp: ARCInput) -> ARCOutput:
         if not inp.review_text.strip() and not inp.comments:
             return ARCOutput()
-        arcs = offline_arcs(inp.review_text, inp.comments, model_path=self.model_path)
-        if inp.comments is not None:
-            for a in arcs:
-                a["section"] = inp.comment_section
+        arcs = offline_arcs(
+            inp.review_text, inp.comments, section=inp.comment_section, model_path=self.model_path
+        )
         return ARCOutput.model_validate({"atomic_comments": arcs})
 
     def check(self, inp: ARCInput, out: ARCOutput) -> str | None:

@@ -74,7 +74,8 @@ CUES: dict[str, re.Pattern[str]] = {
     ),
     "quote": _rx(r"[\"“”‘’']\w[^\"“”]{3,}[\"“”‘’']"),
     "math": _rx(r"\$[^$]+\$|\\[a-z]+|[=<>]\s*\d"),
-    "named_method": _rx(r"\b[A-Z][a-zA-Z]*[A-Z][a-zA-Z]*\b|\b[A-Z]{2,}\b"),
+    # case-sensitive: CamelCase names and acronyms (BERT, ResNet)
+    "named_method": re.compile(r"\b[A-Z][a-z]*[A-Z][A-Za-z]*\b|\b[A-Z]{2,}\b"),
     # support
     "because": _rx(
         r"\b(because|since|as (it|this|the|they)|due to|given that|therefore|thus|hence|"

@@ -59,11 +59,15 @@ def score_segments(segs: list[Segment], *, model_path: str | None = None) -> lis
 
 
 def offline_arcs(
-    review: str, comments: list[str] | None = None, *, model_path: str | None = None
+    review: str,
+    comments: list[str] | None = None,
+    *,
+    section: str = "Unknown",
+    model_path: str | None = None,
 ) -> list[dict[str, Any]]:
-    """The offline judge's ARCs for a review, or for given comments (one ARC each)."""
+    """The offline judge's ARCs for a review, or for given comments (one ARC each, in ``section``)."""
     if comments is not None:
-        segs = [Segment(text=c, section="Weaknesses", start=0, end=len(c)) for c in comments]
+        segs = [Segment(text=c, section=section, start=0, end=len(c)) for c in comments]
     else:
         segs = segment_review(review)
     return score_segments(segs, model_path=model_path)
