@@ -76,3 +76,26 @@ async def test_revutil_offline_keys() -> None:
     assert res["n.points"] == 80 and res["n.unscored"] == 0
     # in-sample for the shipped model (fitted on this file): a sanity floor, not a figure
     assert res["revutil.actionability.spearman"] > 0.5
+
+
+@pytest.mark.skipif(not REVUTIL.exists(), reason="RevUtil dev labels not available")
+def test_agreement_cli_json() -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from prism_review.cli import app
+
+    res = CliRunner().invoke(
+        app,
+        ["agreement", "--dataset", "revutil", "--file", str(REVUTIL), "--limit", "40", "--json"],
+    )
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.output)
+    assert out["n.points"] == 40
+    assert {
+        "revutil.actionability.spearman",
+        "revutil.grounding_specificity.spearman",
+        "revutil.verifiability.spearman",
+        "revutil.tone.accuracy",
+    } <= set(out)
