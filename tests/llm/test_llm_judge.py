@@ -235,7 +235,7 @@ async def test_stats_usage_cost_and_describe(llm_server, loopback_judge):
     assert judge.stats.calls == 1 and judge.stats.unpriced_calls == 0
     info = judge.describe()
     assert info["judge"].startswith("openai-compatible/gpt-4o-mini@http://127.0.0.1")
-    assert info["settings"]["max_tokens"] == 4096 and info["versions"]["openai"]
+    assert info["settings"]["max_tokens"] == 8000 and info["versions"]["openai"]
     run = judge.runtime()
     assert run["totals"]["calls"] == 1 and run["cache"]["enabled"]
     assert run["transport"]["concurrency"] == 8

@@ -47,8 +47,8 @@ def config(tmp_path, request):
 
 def test_defaults_only():
     s = Settings(env={})
-    assert s.get("concurrency") == 8 and s.get("max_tokens") == 4096 and s.get("rpm") == 0
-    assert s.for_step("depth.segment") == {"model": None, "temperature": 0.0, "max_tokens": 4096}
+    assert s.get("concurrency") == 8 and s.get("max_tokens") == 8000 and s.get("rpm") == 0
+    assert s.for_step("depth.segment") == {"model": None, "temperature": 0.0, "max_tokens": 8000}
     # a step's own default temperature beats the built-in default only
     assert s.for_step("x.y", step_temperature=0.7)["temperature"] == 0.7
 

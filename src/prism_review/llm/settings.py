@@ -17,7 +17,7 @@ whole file)::
 
     [llm]
     temperature = 0.0
-    max_tokens = 4096        # output-token cap for every step
+    max_tokens = 8000        # output-token cap for every step
     concurrency = 16         # simultaneous requests per provider
     rpm = 500                # requests per minute (0 = unlimited)
     tpm = 200000             # tokens per minute (0 = unlimited)
@@ -58,7 +58,7 @@ from prism_review.llm.errors import ConfigError
 
 DEFAULTS: dict[str, Any] = {
     "temperature": 0.0,
-    "max_tokens": 4096,
+    "max_tokens": 8000,  # the reference config's cap; steps ask for less where they can
     "concurrency": 8,
     "rpm": 0.0,
     "tpm": 0.0,
