@@ -12,6 +12,9 @@ problem. The offline judge approximates that with the overlap of their *content*
 * clusters grow by average linkage, best pair first, while the mean cosine similarity of the two
   clusters reaches the bar (a separate bar for two clusters of one taxonomy topic, equal by
   default: the offline topics are too noisy to help);
+* two criticisms that each name a specific thing (a baseline, data set, model: ``TinyBERT``,
+  ``ELECTRA``) that no other reviewer of the paper names are two flaws (§6.2: a missing
+  baseline A and a missing baseline B), however alike their wording;
 * two criticisms of one reviewer are never put in one flaw: the splitter already cut a review into
   distinct points, and a reviewer's points must not chain two other reviewers' points together.
 
@@ -98,6 +101,7 @@ _CONCEPTS = {
     "expen": "cost",
     "comput": "cost",
     "computation": "cost",
+    "computational": "cost",
     "overhead": "cost",
     "runtime": "cost",
     "superv": "supervis",
@@ -143,6 +147,62 @@ def content_tokens(text: str) -> list[str]:
     return out
 
 
+#: a named specific: a word with an inner capital or a digit (TinyBERT, CoLA, GPT-4) or an
+#: acronym (GLUE, ELECTRA)
+_NAME = re.compile(
+    r"\b(?:[A-Za-z]*[a-z][A-Z][\w-]*|[A-Z][A-Z0-9-]{1,}[a-z]?|[A-Za-z]+-?\d[\w-]*)\b"
+)
+#: acronyms that name a field or a model family, not a specific baseline or data set
+_GENERIC_NAMES = frozenset(
+    [
+        "nlp",
+        "llm",
+        "llms",
+        "plm",
+        "plms",
+        "lm",
+        "lms",
+        "ml",
+        "ai",
+        "dnn",
+        "dnns",
+        "nn",
+        "nns",
+        "sota",
+        "qa",
+        "cv",
+        "rl",
+        "gpu",
+        "gpus",
+        "api",
+        "i",
+        "ii",
+        "iii",
+    ]
+)
+
+
+def named_specifics(text: str) -> set[str]:
+    """The named specifics of a criticism, lower-cased (``"compare to TinyBERT on GLUE"`` →
+    ``{"tinybert", "glue"}``)."""
+    return {m.lower() for m in _NAME.findall(text) if m.lower() not in _GENERIC_NAMES}
+
+
+def _name_conflicts(reviewers: Sequence[str], texts: Sequence[str]) -> list[set[int]]:
+    """For each criticism, the criticisms it must not share a flaw with: both name something no
+    other reviewer of the paper names (a missing baseline A and a missing baseline B, §6.2)."""
+    names = [named_specifics(t) for t in texts]
+    by_reviewer: dict[str, set[str]] = {}
+    for r, ns in zip(reviewers, names, strict=True):
+        by_reviewer.setdefault(r, set()).update(ns)
+    own = []
+    for r, ns in zip(reviewers, names, strict=True):
+        others = set().union(*(v for k, v in by_reviewer.items() if k != r))
+        own.append(ns - others)
+    n = len(texts)
+    return [{j for j in range(n) if j != i and own[i] and own[j]} for i in range(n)]
+
+
 def similarity_matrix(texts: Sequence[str]) -> np.ndarray:
     """Cosine similarities of the texts' content-word TF-IDF vectors, IDF fitted on these texts."""
     n = len(texts)
@@ -169,6 +229,8 @@ class ClusterParams:
     #: bar when both clusters carry the same taxonomy topic; a lower bar (a topic bonus) only
     #: added false merges on the tuning half, and topic as a requirement lost true ones
     same_topic_threshold: float = 0.22
+    #: never merge two criticisms that each name a specific no other reviewer names
+    name_rule: bool = True
     #: criticism-probability bar of the splitter (:func:`.splitting.criticisms`)
     criticism_threshold: float = 0.5
 
@@ -182,6 +244,7 @@ def cluster(
     """Group criticism indices into micro-flaws (each list ordered; lists by first member)."""
     p = params or ClusterParams()
     sim = similarity_matrix(texts)
+    conflicts = _name_conflicts(reviewers, texts) if p.name_rule else [set() for _ in texts]
     groups: list[list[int]] = [[i] for i in range(len(texts))]
     while True:
         best: tuple[float, int, int] | None = None
@@ -189,6 +252,8 @@ def cluster(
             ra = {reviewers[i] for i in groups[a]}
             for b in range(a + 1, len(groups)):
                 if ra & {reviewers[j] for j in groups[b]}:
+                    continue
+                if any(conflicts[i] & set(groups[b]) for i in groups[a]):
                     continue
                 s = float(np.mean([[sim[i][j] for j in groups[b]] for i in groups[a]]))
                 same = topics[groups[a][0]] == topics[groups[b][0]]

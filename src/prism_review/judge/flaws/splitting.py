@@ -47,7 +47,8 @@ _CUE = re.compile(
 _MARKER = re.compile(r"^(?:[-*•]|\d{1,2}[.)]|\(\w{1,3}\))\s+")
 #: closing remarks inside a weaknesses list ("Overall, ...", "Addressing these concerns ...")
 _CLOSING = re.compile(
-    r"^(overall,|in summary|in conclusion|to summari[sz]e|addressing (the|these|this)|despite (these|this))\b",
+    r"^(?:overall,|(?:in summary|in conclusion|to summari[sz]e|addressing (?:the|these|this)"
+    r"|despite (?:these|this))\b)",
     re.I,
 )
 _POINTER = re.compile(r"^(please )?(see|refer to) (the )?(weakness|above|comments|previous)", re.I)
@@ -103,7 +104,7 @@ _LABEL_LINE = re.compile(
 _INLINE_LABEL = re.compile(r"(?<=[.!?])[ \t]+(?=[A-Z][\w/&'()-]*(?:[ \t]+[\w/&'()-]+){0,4}:[ \t])")
 #: a line that continues the previous one (anaphora, a lower-case start)
 _CONTINUATION = re.compile(
-    r"^[ \t]*(?:[a-z(]|(?:this|these|that|those|it|they|such|the authors (?:do|also)|i\.e\.|e\.g\.)\b)"
+    r"^[ \t]*(?:[a-z(]|(?i:this|these|that|those|it|they|such|the authors (?:do|also)|i\.e\.|e\.g\.)\b)"
 )
 #: a follow-up request that belongs to the criticism just before it ("More X would be helpful")
 _FOLLOW_UP = re.compile(
@@ -131,7 +132,8 @@ def _line_items(piece: str, base: int) -> list[tuple[int, str]]:
     A line with a title ("Limited scope: ...") opens an item. In a block with titles the other
     lines belong to the titled item before them; without titles each line opens an item unless
     it continues the previous line (anaphora, a lower-case start) or is a follow-up request to it
-    ("More X would be helpful" after a criticism).
+    ("More X would be helpful" after a criticism). A closing remark ("Overall, ...") and the
+    lines after it up to the next title are no item.
     """
     lines = _units(piece)
     ends = sum(1 for _, ln in lines if ln.rstrip().endswith((".", "?", "!", ")", '"')))
@@ -139,7 +141,12 @@ def _line_items(piece: str, base: int) -> list[tuple[int, str]]:
         return [(base, piece)]
     titled = sum(1 for _, ln in lines if _LABEL_LINE.match(ln)) >= 2
     cuts = [lines[0][0]]
+    closing = {lines[0][0]} if _CLOSING.match(lines[0][1].strip()) else set()
     for i, (off, ln) in enumerate(lines[1:], start=1):
+        if _CLOSING.match(ln.strip()):
+            cuts.append(off)  # a closing remark and what follows it up to a title are dropped
+            closing.add(off)
+            continue
         if _LABEL_LINE.match(ln):
             cuts.append(off)
             continue
@@ -148,7 +155,9 @@ def _line_items(piece: str, base: int) -> list[tuple[int, str]]:
         if not titled and not _CONTINUATION.match(ln) and not (follow_up and not prev_follow_up):
             cuts.append(off)
     bounds = [*cuts, len(piece)]
-    return [(base + a, piece[a:b]) for a, b in zip(bounds, bounds[1:], strict=False)]
+    return [
+        (base + a, piece[a:b]) for a, b in zip(bounds, bounds[1:], strict=False) if a not in closing
+    ]
 
 
 def _items(body: str) -> list[tuple[int, str]]:
