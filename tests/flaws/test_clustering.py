@@ -12,6 +12,7 @@ from prism_review.dimensions.flaws import review_text
 from prism_review.judge.flaws.cluster_gold import (
     PairScore,
     default_clusterer,
+    legacy_clusterer,
     load_gold,
     score_rows,
     score_split,
@@ -204,6 +205,14 @@ def test_clustering_quality_on_the_check_half() -> None:
     assert s.recall is not None and s.recall >= 0.75
     assert s.precision is not None and s.precision >= 0.75
     assert s.f1 >= 0.75
+
+
+def test_the_clustering_beats_the_legacy_one_on_the_check_half() -> None:
+    papers = load_gold(GOLD)
+    new, old = (score_split(papers, "check", c) for c in (default_clusterer(), legacy_clusterer()))
+    assert (old.tp, old.fp, old.fn) == (6, 0, 3)  # P 1.0, R 0.667, F1 0.8 (measured)
+    assert new.f1 > old.f1 and new.recall is not None and old.recall is not None
+    assert new.recall > old.recall
 
 
 def test_gold_lines_parse_one_per_row() -> None:

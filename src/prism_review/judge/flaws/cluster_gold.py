@@ -8,7 +8,8 @@ their key sets intersect. Every such pair is a decision of the clusterer (same c
 precision, recall and F1 are micro-averaged over all pairs of a split.
 
 ``python -m prism_review.judge.flaws.cluster_gold GOLD.jsonl`` prints the figures of both halves
-with the default :class:`~prism_review.judge.flaws.clustering.ClusterParams`.
+with the default :class:`~prism_review.judge.flaws.clustering.ClusterParams`; ``--legacy`` those
+of the clustering before the gold set (:func:`legacy_clusterer`).
 """
 
 from __future__ import annotations
@@ -74,6 +75,36 @@ def default_clusterer(params: ClusterParams | None = None) -> Clusterer:
     return run
 
 
+def legacy_clusterer(threshold: float = 0.35, same_topic_threshold: float = 0.25) -> Clusterer:
+    """The clustering before the gold set (commit a2a8fbd): TF-IDF of the raw item texts with
+    English stop words, each item joins the cluster holding its most similar earlier item
+    (single link) at 0.35, or 0.25 within one topic; one reviewer's items may share a cluster."""
+
+    def run(
+        reviewers: Sequence[str], items: Sequence[str], quotes: Sequence[str]
+    ) -> list[list[int]]:
+        from sklearn.feature_extraction.text import TfidfVectorizer
+
+        topics = [topic_for(q, t) for q, t in zip(quotes, items, strict=True)]
+        x = TfidfVectorizer(stop_words="english", sublinear_tf=True).fit_transform(list(items))
+        sim = (x @ x.T).toarray()
+        groups: list[list[int]] = []
+        for i in range(len(items)):
+            best, best_s = None, 0.0
+            for gi, members in enumerate(groups):
+                s = max(float(sim[i][j]) for j in members)
+                bar = same_topic_threshold if topics[members[0]] == topics[i] else threshold
+                if s >= bar and s > best_s:
+                    best, best_s = gi, s
+            if best is None:
+                groups.append([i])
+            else:
+                groups[best].append(i)
+        return groups
+
+    return run
+
+
 def score_rows(rows: Sequence[dict[str, Any]], groups: list[list[int]], into: PairScore) -> None:
     """Add one paper's cross-reviewer pair decisions to ``into``."""
     label = {i: g for g, members in enumerate(groups) for i in members}
@@ -109,11 +140,15 @@ def _fmt(v: float | None) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    """Print the pairwise figures of both halves of a gold file."""
+    """Print the pairwise figures of both halves of a gold file (``--legacy``: the clustering
+    before the gold set)."""
     args = list(sys.argv[1:] if argv is None else argv)
-    papers = load_gold(args[0] if args else "tests/flaws/data/cross_reviewer_flaws.jsonl")
+    legacy = "--legacy" in args
+    paths = [a for a in args if a != "--legacy"]
+    papers = load_gold(paths[0] if paths else "tests/flaws/data/cross_reviewer_flaws.jsonl")
+    clusterer = legacy_clusterer() if legacy else default_clusterer()
     for split in ("tune", "check"):
-        s = score_split(papers, split, default_clusterer())
+        s = score_split(papers, split, clusterer)
         print(
             f"{split}: P={_fmt(s.precision)} R={_fmt(s.recall)} F1={s.f1:.3f} "
             f"(tp={s.tp} fp={s.fp} fn={s.fn} tn={s.tn})"
