@@ -139,6 +139,21 @@ class Dimension(ABC):
     async def evaluate(self, unit: WorkUnit, ctx: RunContext) -> list[ResultRow]:
         """Judge one unit and return its rows (never raise for bad model output: mark unscored)."""
 
+    def per_review_units(
+        self, paper: Paper, reviews: dict[str, list[Review]], systems: list[str]
+    ) -> Iterable[WorkUnit]:
+        """One unit per review of each selected system (the usual ``work_units``)."""
+        for system in systems:
+            for review in reviews.get(system, []):
+                yield WorkUnit(
+                    key=f"{paper.venue}/{paper.paper_id}/{self.name}/{system}/{review.reviewer_id}",
+                    venue=paper.venue,
+                    paper_id=paper.paper_id,
+                    system=system,
+                    paper=paper,
+                    reviews=[review],
+                )
+
     def describe(self) -> dict[str, Any]:
         """Dimension settings to record in the run manifest."""
         return {"human_aggregation": self.human_aggregation}

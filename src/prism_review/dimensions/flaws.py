@@ -52,6 +52,7 @@ from prism_review.judge.flaws.steps import ConsolidateStep, MapStep, ValidateSte
 from prism_review.metrics.cfi import LLM_ID, cfi_report, detected_flaws, human_id, panel_id
 from prism_review.metrics.cps import add_cps_norm, build_issue_bank, score_review
 from prism_review.records import Paper, Review
+from prism_review.systems.text import review_text as text_policy
 
 HUMAN = "human"
 HUMAN_ONLY_GROUP = "human-only-bank"
@@ -75,12 +76,8 @@ def reference_setting(ctx: RunContext) -> str:
 
 
 def review_text(review: Review, compat: bool) -> str:
-    """The flaw-dimension text of a review (falls back to the whole review)."""
-    try:
-        from prism_review.systems.text import review_text as policy
-    except ImportError:  # pragma: no cover - the text policies module is missing
-        return review.text
-    return policy(review, "flaws", compat=compat)
+    """The flaw-dimension text of a review (the per-dimension policy of :mod:`prism_review.systems.text`)."""
+    return text_policy(review, "flaws", compat=compat)
 
 
 @register

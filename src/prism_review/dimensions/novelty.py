@@ -59,6 +59,7 @@ from prism_review.judge.novelty.verify import PairError, assemble, related_works
 from prism_review.metrics.novelty import STANCES, review_metrics
 from prism_review.records import Paper, Review
 from prism_review.retrieval.pool import build_pool
+from prism_review.systems.text import panel_text, review_text
 from prism_review.venues import get_venue
 
 HUMAN = "human"
@@ -67,18 +68,10 @@ AGG_MODES = ("per_review_mean", "panel_concat")
 
 
 def _review_text(review: Review, compat: bool) -> str:
-    try:
-        from prism_review.systems.text import review_text
-    except ImportError:  # pragma: no cover - text policies not installed
-        return review.text
     return review_text(review, "novelty", compat=compat)
 
 
 def _panel_text(reviews: list[Review], venue: str, compat: bool) -> str:
-    try:
-        from prism_review.systems.text import panel_text
-    except ImportError:  # pragma: no cover
-        return "\n\n".join(f"### Reviewer {r.reviewer_id}\n\n{r.text}" for r in reviews)
     return panel_text(reviews, venue, compat=compat)
 
 
