@@ -164,7 +164,7 @@ def test_bad_paper_json_is_a_counted_skip(venue_dir: Path, content: bytes, match
 
 def test_wrong_types_in_paper_json(venue_dir: Path) -> None:
     rec = json.loads((venue_dir / "json" / "a1.json").read_text())
-    rec["reviews"][0]["Weaknesses"] = ["a", "list"]
+    rec["reviews"][0]["Weaknesses"] = 42  # a number in a text field (lists of strings are joined)
     rec["Meta review"] = 42
     (venue_dir / "json" / "a1.json").write_text(json.dumps(rec))
     vf = VenueFolder(venue_dir)

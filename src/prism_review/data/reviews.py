@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from prism_review.data.errors import DataError
-from prism_review.records import Review, Section
+from prism_review.records import Review
 from prism_review.venues import Venue
 
 HUMAN_SYSTEM = "human"
@@ -35,51 +35,18 @@ def human_review(
 ) -> Review:
     """Build the ``index``-th human review of ``paper_id`` from its field dict.
 
-    Raises :class:`DataError` naming ``path`` and the field when the dict is not a dict, when a
-    known text field holds a non-string, or when the review has no text at all.
+    The per-venue field handling is the one of :func:`prism_review.systems.human.human_review`
+    (the layout's adapter); here a review without usable text, or of an unknown venue, is a
+    :class:`DataError` naming ``path`` and the field, so corpus scans count it as a skip.
     """
-    where = f"reviews[{index}]"
-    if not isinstance(fields, dict):
-        raise DataError(
-            path, f"review is a {type(fields).__name__}, expected an object", field=where
-        )
-    score_names = set(venue.score_fields) | {venue.rating_field} if venue else set()
-    text_names = set(venue.text_fields) if venue else set()
-    meta_names = set(venue.meta_fields) if venue else set()
-    sections: list[Section] = []
-    raw_scores: dict[str, Any] = {}
-    scores: dict[str, float | None] = {}
-    extra: dict[str, Any] = {}
-    for key, value in fields.items():
-        if key in score_names and venue is not None:
-            raw_scores[key] = value
-            if key == venue.rating_field:
-                scores[key] = venue.rating(fields)[1]
-            else:
-                scores[key] = venue.read_score(key, value)[1]
-        elif key in meta_names:
-            extra[key] = value
-        elif isinstance(value, str):
-            sections.append(Section(name=key, text=value))
-        elif key in text_names and value is not None:
-            raise DataError(
-                path, f"expected text, got {type(value).__name__}", field=f"{where}.{key}"
-            )
-        else:
-            extra[key] = value
-    if not any(s.text.strip() for s in sections):
-        raise DataError(path, "review has no non-empty text field", field=where)
-    return Review(
-        paper_id=paper_id,
-        venue=venue.id if venue else (venue_name or ""),
-        system=HUMAN_SYSTEM,
-        reviewer_id=human_reviewer_id(index),
-        sections=sections,
-        raw_scores=raw_scores,
-        scores=scores,
-        source_path=str(path),
-        extra=extra,
-    )
+    from prism_review.systems.human import human_review as build
+
+    if venue is None:
+        raise DataError(path, f"unknown venue {venue_name!r}", field="venue")
+    review = build(paper_id, venue, index, fields, path=path)
+    if review is None:
+        raise DataError(path, "review has no non-empty text field", field=f"reviews[{index}]")
+    return review
 
 
 def parse_reviews_field(raw: Any, *, path: Path | str, field: str = "reviews_json") -> list[Any]:

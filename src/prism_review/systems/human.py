@@ -102,8 +102,15 @@ def human_review(
         if key in meta_names or family(key) == "meta":
             meta[key] = value
             continue
-        if isinstance(value, dict):
-            raise DataError(path, "expected text, got an object", field=f"{where}.{key}")
+        if isinstance(value, dict) or (
+            key in venue.text_fields and isinstance(value, int | float) and not isinstance(value, bool)
+        ):
+            raise DataError(
+                path, f"expected text, got {type(value).__name__}", field=f"{where}.{key}"
+            )
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            meta[key] = value  # a number outside the venue's score fields is not review text
+            continue
         text = field_text(value)
         if text is None or is_skip_value(text, venue.id):
             continue
