@@ -32,7 +32,9 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-DISAPERE = Path("/work/shared/data/labels/disapere")
+from prism_review.testing.shared import SHARED
+
+DISAPERE = Path(f"{SHARED}/data/labels/disapere")
 
 
 def _user(body: dict[str, Any]) -> str:

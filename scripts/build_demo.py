@@ -24,6 +24,8 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from prism_review.testing.shared import SHARED
+
 VENUE = "ICLR2024"
 MODELS = ("claude_opus", "gpt4", "gemini_pro_1.5")
 NEXT_GPT = "0A5o6dCKeK"
@@ -219,7 +221,7 @@ No DISAPERE material is included.
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--src", type=Path, default=Path("/work/shared/data/demo-sources"))
+    parser.add_argument("--src", type=Path, default=Path(f"{SHARED}/data/demo-sources"))
     root = Path(__file__).resolve().parents[1]
     parser.add_argument(
         "--out", type=Path, default=root / "src" / "prism_review" / "resources" / "demo"

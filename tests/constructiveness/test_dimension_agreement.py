@@ -11,8 +11,9 @@ from prism_review.dimensions.base import RunContext, WorkUnit, get_dimension
 from prism_review.dimensions.constructiveness import METRIC_KEYS, metrics_from_arcs
 from prism_review.judge.base import OfflineJudge
 from prism_review.records import Paper, Review, Section
+from prism_review.testing.shared import SHARED
 
-REVUTIL = Path("/work/shared/data/labels/revutil/dev.jsonl")
+REVUTIL = Path(f"{SHARED}/data/labels/revutil/dev.jsonl")
 
 
 def _unit(sections: list[Section]) -> WorkUnit:

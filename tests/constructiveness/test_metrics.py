@@ -9,8 +9,9 @@ from typing import Any
 import pytest
 
 from prism_review.metrics import constructiveness as cm
+from prism_review.testing.shared import SHARED
 
-VEC = Path("/work/shared/spec/vectors/constructiveness_metrics.json")
+VEC = Path(f"{SHARED}/spec/vectors/constructiveness_metrics.json")
 CASES = json.loads(VEC.read_text())["cases"] if VEC.exists() else []
 needs_vec = pytest.mark.skipif(not CASES, reason="reference vectors not available")
 

@@ -17,8 +17,9 @@ import pytest
 
 from prism_review.judge.constructiveness.arc import ARCInput, ARCStep
 from prism_review.testing.llm_server import Fault
+from prism_review.testing.shared import SHARED
 
-VEC = Path("/work/shared/spec/vectors/constructiveness_metrics.json")
+VEC = Path(f"{SHARED}/spec/vectors/constructiveness_metrics.json")
 CASES = (
     [c for c in json.loads(VEC.read_text())["cases"] if c["function"].endswith("score_review")]
     if VEC.exists()

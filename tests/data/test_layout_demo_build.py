@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 
 from prism_review.data.layout import demo_root
+from prism_review.testing.shared import SHARED
 
 ROOT = Path(__file__).resolve().parents[2]
-SOURCES = Path("/work/shared/data/demo-sources")
+SOURCES = Path(f"{SHARED}/data/demo-sources")
 
 
 def _builder():  # type: ignore[no-untyped-def]

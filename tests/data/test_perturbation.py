@@ -13,8 +13,9 @@ import pytest
 from prism_review.data.errors import DataError
 from prism_review.data.perturbation import PerturbationReader, load_perturbations, sha256_text
 from prism_review.data.tokens import cl100k, count_tokens, first_tokens
+from prism_review.testing.shared import SHARED
 
-DEV = Path("/work/shared/data/perturbation/dev.jsonl")
+DEV = Path(f"{SHARED}/data/perturbation/dev.jsonl")
 CLEAN = "We prove $\\left(a\\right)$ holds.\u2028Then x = 2 for all n."
 # the JSON-escaping accident: "\right" became a carriage return + "ight"; it must survive as is
 PERTURBED = "We prove $\\left(a\rig" + "ht)$ holds.\u2028Then x = 3 for all n."

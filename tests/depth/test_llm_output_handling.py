@@ -24,8 +24,9 @@ from prism_review.judge.depth.steps import (
     Unit,
 )
 from prism_review.llm.parse import ReplyParseError, parse_json_object
+from prism_review.testing.shared import SHARED
 
-VECTORS = Path("/work/shared/spec/vectors/depth_llm_output_handling.json")
+VECTORS = Path(f"{SHARED}/spec/vectors/depth_llm_output_handling.json")
 
 
 def run_reply(step: Any, inp: Any, raw: str, *, compat: bool) -> Any | None:

@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from prism_review.metrics import depth as M
+from prism_review.testing.shared import SHARED
 
-VECTORS = Path("/work/shared/spec/vectors/depth_metrics.json")
+VECTORS = Path(f"{SHARED}/spec/vectors/depth_metrics.json")
 
 
 def u(role: str | None, aspect: str | None = "Soundness", g: float | None = None) -> dict:

@@ -10,7 +10,9 @@ from typing import Any
 
 import pytest
 
-VECTORS = Path(os.environ.get("PRISM_VECTORS", "/work/shared/spec/vectors"))
+from prism_review.testing.shared import SHARED
+
+VECTORS = Path(os.environ.get("PRISM_VECTORS", f"{SHARED}/spec/vectors"))
 
 
 def cases(filename: str, function_suffix: str | None = None) -> list[Any]:

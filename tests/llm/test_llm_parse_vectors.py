@@ -15,8 +15,9 @@ from pathlib import Path
 import pytest
 
 from prism_review.llm.parse import ReplyParseError, parse_json_object
+from prism_review.testing.shared import SHARED
 
-VECTORS = Path("/work/shared/spec/vectors/depth_llm_output_handling.json")
+VECTORS = Path(f"{SHARED}/spec/vectors/depth_llm_output_handling.json")
 CASES = json.loads(VECTORS.read_text())["cases"] if VECTORS.exists() else []
 NO_OBJECT = {
     "segment_malformed_falls_back_to_sentence_split", "segment_malformed_split_keeps_decimals",

@@ -8,7 +8,9 @@ from typing import Any
 
 import pytest
 
-VECTORS = Path("/work/shared/spec/vectors")
+from prism_review.testing.shared import SHARED
+
+VECTORS = Path(f"{SHARED}/spec/vectors")
 
 
 def cases(filename: str, function_suffix: str) -> list[Any]:

@@ -19,8 +19,9 @@ from prism_review.reviewers import (
 )
 from prism_review.reviewers.output import read_rows
 from prism_review.tasks.perturbation import load_comments, score_perturbations
+from prism_review.testing.shared import SHARED
 
-DEV = Path("/work/shared/data/perturbation/dev.jsonl")
+DEV = Path(f"{SHARED}/data/perturbation/dev.jsonl")
 
 
 def user_text(body: dict[str, Any]) -> str:

@@ -9,9 +9,10 @@ import pytest
 from typer.testing import CliRunner
 
 from prism_review.cli import app
+from prism_review.testing.shared import SHARED
 
 runner = CliRunner()
-DEV = Path("/work/shared/data/perturbation/dev.jsonl")
+DEV = Path(f"{SHARED}/data/perturbation/dev.jsonl")
 
 
 def _json(out: str) -> dict:

@@ -9,8 +9,9 @@ from typing import Any
 import pytest
 
 from prism_review.metrics import stats
+from prism_review.testing.shared import SHARED
 
-VEC = Path("/work/shared/spec/vectors/statistics.json")
+VEC = Path(f"{SHARED}/spec/vectors/statistics.json")
 CASES = json.loads(VEC.read_text())["cases"] if VEC.exists() else []
 pytestmark = pytest.mark.skipif(not CASES, reason="reference vectors not available")
 

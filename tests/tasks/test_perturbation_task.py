@@ -9,8 +9,9 @@ import pytest
 
 from prism_review.data.perturbation import PerturbationRow, load_perturbations
 from prism_review.tasks.perturbation import load_comments, score_perturbations
+from prism_review.testing.shared import SHARED
 
-DEV = Path("/work/shared/data/perturbation/dev.jsonl")
+DEV = Path(f"{SHARED}/data/perturbation/dev.jsonl")
 pytestmark = pytest.mark.skipif(not DEV.is_file(), reason="shared perturbation dev file not present")
 
 

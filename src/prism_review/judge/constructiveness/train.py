@@ -33,6 +33,7 @@ import numpy as np
 from prism_review.agreement import read_jsonl
 from prism_review.judge.constructiveness.features import Tfidf, design_matrix
 from prism_review.judge.constructiveness.model import ARTEFACT, artefact_dir
+from prism_review.testing.shared import SHARED
 
 ASPECTS = {
     "D1_actionability": "actionability",
@@ -41,8 +42,8 @@ ASPECTS = {
 }
 ALPHAS = (1.0, 3.0, 10.0)
 TYPE_CLASSES = ["weakness", "strength", "question", "suggestion", "observation"]
-DEFAULT_REVUTIL = Path("/work/shared/data/labels/revutil/dev.jsonl")
-DEFAULT_DISAPERE = Path("/work/shared/data/labels/disapere")
+DEFAULT_REVUTIL = Path(f"{SHARED}/data/labels/revutil/dev.jsonl")
+DEFAULT_DISAPERE = Path(f"{SHARED}/data/labels/disapere")
 
 
 def numeric_mean(labels: Sequence[Any]) -> float:

@@ -34,8 +34,9 @@ from sklearn.model_selection import StratifiedKFold
 from prism_review.judge.depth import data as D
 from prism_review.judge.depth.features import CONTEXT_NAMES, unit_terms
 from prism_review.judge.depth.model import HEADS, dense_features, save_model
+from prism_review.testing.shared import SHARED
 
-DEFAULT_LABELS = Path(os.environ.get("PRISM_LABELS", "/work/shared/data/labels"))
+DEFAULT_LABELS = Path(os.environ.get("PRISM_LABELS", f"{SHARED}/data/labels"))
 DEFAULT_OUT = Path(__file__).resolve().parents[2] / "resources" / "models" / "depth"
 
 
