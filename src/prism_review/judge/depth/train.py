@@ -1,6 +1,6 @@
 """Train the offline DoA judge: ``python -m prism_review.judge.depth.train``.
 
-Reads the human-labelled files (``--labels``, default ``/work/shared/data/labels`` or
+Reads the human-labelled files (``--labels``, default ``<shared>/data/labels`` beside the clone, or
 ``$PRISM_LABELS``) and writes ``model.json`` + ``weights.npz`` + ``dev_report.json`` to
 ``--out`` (default: the package's ``resources/models/depth``). Deterministic: fixed folds and
 solvers, no randomness beyond ``random_state=0``.
