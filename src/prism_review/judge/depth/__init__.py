@@ -1,0 +1,1 @@
+"""Depth of Analysis judge steps, prompts and the offline judge (model, features, training)."""
