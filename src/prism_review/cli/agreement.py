@@ -48,6 +48,13 @@ def agreement(
         return dict(await measure(file, the_judge, limit))
 
     metrics: dict[str, Any] = {"judge": judge, **asyncio.run(_measure())}
+    if judge == "offline":
+        from prism_review.agreement import offline_training_overlap
+
+        overlap = offline_training_overlap(file)
+        if overlap:
+            metrics["warning"] = f"in-sample: the offline judge was trained or tuned on this file ({overlap})"
+            typer.echo(f"warning: {metrics['warning']}", err=True)
     if as_json:
         typer.echo(json.dumps(metrics, sort_keys=True))
         return

@@ -1,0 +1,48 @@
+"""``prism agreement`` through the CLI on the shared human-labelled files (offline judge)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from prism_review.cli import app
+from prism_review.testing.shared import DATA
+
+
+def _run(*args: str):
+    return CliRunner().invoke(app, ["agreement", *args])
+
+
+@pytest.mark.parametrize(
+    ("dataset", "file", "keys"),
+    [
+        ("disapere", "labels/disapere/dev.jsonl", ["disapere.role.macro_f1", "disapere.aspect3.macro_f1"]),
+        ("revutil", "labels/revutil/dev.jsonl", ["revutil.actionability.spearman", "revutil.tone.accuracy"]),
+        (
+            "perturbation-verifier",
+            "perturbation/verifier_gold_dev.jsonl",
+            ["perturbation_verifier.validity.accuracy", "perturbation_verifier.validity.macro_f1"],
+        ),
+    ],
+)
+def test_agreement_json_keys(dataset, file, keys):
+    res = _run("--dataset", dataset, "--file", str(DATA / file), "--json", "--limit", "40")
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.stdout.strip().splitlines()[-1])
+    for k in keys:
+        assert isinstance(out[k], float) and -1.0 <= out[k] <= 1.0
+    assert any(k.startswith("n.") for k in out)
+
+
+def test_in_sample_files_are_flagged_and_held_out_ones_are_not():
+    trained = _run("--dataset", "revutil", "--file", str(DATA / "labels/revutil/dev.jsonl"), "--json", "--limit", "5")
+    assert "in-sample" in json.loads(trained.stdout.strip().splitlines()[-1])["warning"]
+    clean = _run("--dataset", "disapere", "--file", str(DATA / "labels/disapere/dev.jsonl"), "--json", "--limit", "5")
+    assert "warning" not in json.loads(clean.stdout.strip().splitlines()[-1])
+
+
+def test_unknown_dataset_and_missing_file(tmp_path):
+    assert _run("--dataset", "nope", "--file", str(DATA / "labels/revutil/dev.jsonl")).exit_code == 2
+    assert _run("--dataset", "revutil", "--file", str(tmp_path / "missing.jsonl")).exit_code == 2
