@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -116,13 +117,15 @@ BAD_ROWS = [
 
 
 @pytest.mark.parametrize(("row", "message"), BAD_ROWS)
-def test_malformed_rows_raise_with_file_and_line(tmp_path: Path, row: str, message: str) -> None:
+def test_malformed_rows_are_named_and_skipped(tmp_path: Path, row: str, message: str) -> None:
     folder = tmp_path / "mine"
     path = write(folder, [{"paper_id": "ok", "text": "fine"}, row])
-    with pytest.raises(DataError, match=message) as info:
-        ByoSource(folder, "mine").index()
-    assert info.value.path == str(path)
-    assert info.value.field is not None and info.value.field.startswith("line 2")
+    source = ByoSource(folder, "mine")
+    assert list(source.index()) == ["ok"]  # the good row still loads
+    (problem,) = source.problems
+    assert isinstance(problem, DataError) and re.search(message, str(problem))
+    assert problem.path == str(path)
+    assert problem.field is not None and problem.field.startswith("line 2")
 
 
 def test_non_utf8_row(tmp_path: Path) -> None:
@@ -131,8 +134,10 @@ def test_non_utf8_row(tmp_path: Path) -> None:
     (folder / "reviews.jsonl").write_bytes(
         b'{"paper_id": "a", "text": "ok"}\n{"paper_id": "b", "text": "\xff"}\n'
     )
-    with pytest.raises(DataError, match="UTF-8"):
-        ByoSource(folder, "mine").index()
+    source = ByoSource(folder, "mine")
+    assert list(source.index()) == ["a"]
+    (problem,) = source.problems
+    assert "UTF-8" in str(problem)
 
 
 def test_check_folder_reports_every_bad_row(tmp_path: Path) -> None:

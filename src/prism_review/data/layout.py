@@ -159,6 +159,8 @@ class EvalLayout:
         self._byo: dict[tuple[str, str], ByoSource] = {}
         #: ``(path, note)`` for every review entry skipped because it held no text
         self.skipped: list[tuple[str, str]] = []
+        #: unreadable rows of bring-your-own files (skipped; the rest of the file loads)
+        self.problems: list[DataError] = []
 
     def venues(self) -> list[str]:
         """Canonical ids of the venues present, in registry order."""
@@ -234,6 +236,14 @@ class EvalLayout:
             raise DataError(path, f"expected a JSON object, got {type(data).__name__}")
         return data
 
+    def _human_json_or_none(self, venue: str, paper_id: str) -> dict[str, Any] | None:
+        """The human file for metadata; a malformed one gives None here (``load_reviews``
+        reports it, naming the file), so the paper itself still loads."""
+        try:
+            return self._human_json(venue, paper_id)
+        except DataError:
+            return None
+
     def _metadata(self, venue: str) -> dict[str, dict[str, Any]]:
         path = self.venue_dir(venue) / METADATA_FILE
         if not path.is_file():
@@ -256,7 +266,7 @@ class EvalLayout:
         if not text.strip():
             raise DataError(path, "paper text is empty")
         info: dict[str, Any] = dict(self._metadata(venue).get(paper_id, {}))
-        human = self._human_json(venue, paper_id)
+        human = self._human_json_or_none(venue, paper_id)
         if human is not None:
             info.update({k: v for k, v in human_meta(human, vid).items() if v})
         title, abstract = guess_title_abstract(text)
@@ -298,7 +308,10 @@ class EvalLayout:
             folder = self.system_dir(venue, system)
             if not is_byo_folder(folder):
                 return []
-            self._byo[key] = ByoSource(folder, system)
+            source = ByoSource(folder, system)
+            source.index()
+            self.problems.extend(source.problems)
+            self._byo[key] = source
         return self._byo[key].reviews(paper_id, vid)
 
     def paper_meta(self, venue: str, paper_id: str) -> dict[str, Any]:
@@ -306,7 +319,7 @@ class EvalLayout:
         of the human raw ratings, None without any) and ``avg_rating_norm`` ([0, 1])."""
         v = get_venue(venue)
         info: dict[str, Any] = dict(self._metadata(venue).get(paper_id, {}))
-        human = self._human_json(venue, paper_id)
+        human = self._human_json_or_none(venue, paper_id)
         ratings: list[float] = []
         if human is not None:
             info.update({k: val for k, val in human_meta(human, v.id).items() if val})

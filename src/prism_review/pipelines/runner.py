@@ -32,6 +32,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from prism_review import __version__
+from prism_review.data.errors import DataError
 from prism_review.dimensions.base import Dimension, ResultRow, RunContext, WorkUnit, get_dimension
 from prism_review.judge.base import Judge
 from prism_review.pipelines.memo import MemoStore
@@ -83,6 +84,8 @@ class RunResult(BaseModel):
     units_done: int
     units_skipped: int
     units_failed: int
+    #: inputs that could not be read (file and field named); their reviews were skipped
+    input_problems: list[str] = Field(default_factory=list)
     seconds: float
     manifest: dict[str, Any]
 
@@ -169,6 +172,7 @@ async def run_evaluation(
     )
 
     venues = [v for v in layout.venues() if not opts.venues or v in _norm_venues(opts.venues)]
+    load_errors: list[dict[str, Any]] = []
     work: list[tuple[Dimension, WorkUnit, dict[str, Any]]] = []
     for venue in venues:
         ids = layout.paper_ids(venue)
@@ -177,15 +181,33 @@ async def run_evaluation(
         present = layout.systems(venue)
         systems = [s for s in present if not opts.systems or s in _norm_systems(opts.systems)]
         for pid in ids:
+            try:
+                paper = layout.load_paper(venue, pid)
+                meta = _meta(layout, venue, pid)
+            except DataError as exc:  # the paper cannot be read: skip it, say why, go on
+                load_errors.append(_load_error(venue, pid, None, exc))
+                continue
             progress.papers_total += 1
-            paper = layout.load_paper(venue, pid)
-            reviews = {s: layout.load_reviews(venue, pid, s) for s in present}
-            meta = _meta(layout, venue, pid)
+            reviews: dict[str, list[Any]] = {}
+            for s in present:
+                try:
+                    reviews[s] = layout.load_reviews(venue, pid, s)
+                except DataError as exc:  # this system's file is malformed: the others still run
+                    load_errors.append(_load_error(venue, pid, s, exc))
+                    reviews[s] = []
             for dim in dims:
                 for unit in dim.work_units(paper, reviews, systems):
                     unit.extra.setdefault("meta", meta)
                     work.append((dim, unit, meta))
 
+    for exc in getattr(layout, "problems", []):
+        load_errors.append(_load_error("", "", None, exc))
+    errors_path = out / "errors.jsonl"
+    if load_errors:
+        with open(errors_path, "a", encoding="utf-8") as fh:
+            for err in load_errors:
+                fh.write(json.dumps(err) + "\n")
+        log(f"{len(load_errors)} input problem(s): the reviews concerned are skipped (see errors.jsonl)")
     progress.units_total = len(work)
     pending = [(d, u, m) for d, u, m in work if not results.is_done(d.name, u.key)]
     progress.units_skipped = len(work) - len(pending)
@@ -265,6 +287,7 @@ async def run_evaluation(
             "units_done": progress.units_done,
             "units_resumed": progress.units_skipped,
             "units_failed": progress.units_failed,
+            "input_problems": len(load_errors),
             "rows": len(results.rows()),
             "usage": ctx.usage.model_dump(),
             "judge_stats": _judge_stats(judge),
@@ -277,9 +300,23 @@ async def run_evaluation(
         units_done=progress.units_done,
         units_skipped=progress.units_skipped,
         units_failed=failed,
+        input_problems=[e["error"] for e in load_errors],
         seconds=time.perf_counter() - t0,
         manifest=manifest,
     )
+
+
+def _load_error(venue: str, paper_id: str, system: str | None, exc: DataError) -> dict[str, Any]:
+    return {
+        "kind": "input",
+        "venue": venue,
+        "paper_id": paper_id,
+        "system": system,
+        "path": exc.path,
+        "field": exc.field,
+        "error": str(exc),
+        "time": datetime.now(UTC).isoformat(timespec="seconds"),
+    }
 
 
 def _judge_stats(judge: Judge) -> dict[str, Any]:

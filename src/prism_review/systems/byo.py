@@ -125,14 +125,22 @@ class ByoSource:
         self.folder = folder
         self.system = system
         self._index: dict[str, list[tuple[Path, int, int]]] | None = None
+        #: rows that could not be read (each names file and line); they are skipped, the
+        #: folder's other rows still load
+        self.problems: list[DataError] = []
 
     def index(self) -> dict[str, list[tuple[Path, int, int]]]:
-        """paper id → [(file, line number, byte offset)], built on first use; bad rows raise."""
+        """paper id → [(file, line number, byte offset)], built on first use; a bad row is
+        skipped and recorded in :attr:`problems`."""
         if self._index is None:
             idx: dict[str, list[tuple[Path, int, int]]] = defaultdict(list)
             for path in byo_files(self.folder):
                 for line_no, offset, line in _lines(path):
-                    row = parse_row(path, line_no, line)
+                    try:
+                        row = parse_row(path, line_no, line)
+                    except DataError as exc:
+                        self.problems.append(exc)
+                        continue
                     idx[str(row["paper_id"]).strip()].append((path, line_no, offset))
             self._index = dict(idx)
         return self._index
