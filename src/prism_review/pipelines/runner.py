@@ -200,8 +200,8 @@ async def run_evaluation(
                     unit.extra.setdefault("meta", meta)
                     work.append((dim, unit, meta))
 
-    for exc in getattr(layout, "problems", []):
-        load_errors.append(_load_error("", "", None, exc))
+    for problem in getattr(layout, "problems", []):
+        load_errors.append(_load_error("", "", None, problem))
     errors_path = out / "errors.jsonl"
     if load_errors:
         with open(errors_path, "a", encoding="utf-8") as fh:
