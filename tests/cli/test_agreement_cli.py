@@ -30,7 +30,7 @@ def _run(*args: str):
 def test_agreement_json_keys(dataset, file, keys):
     res = _run("--dataset", dataset, "--file", str(DATA / file), "--json", "--limit", "40")
     assert res.exit_code == 0, res.output
-    out = json.loads(res.stdout.strip().splitlines()[-1])
+    out = json.loads(res.stdout)
     for k in keys:
         assert isinstance(out[k], float) and -1.0 <= out[k] <= 1.0
     assert any(k.startswith("n.") for k in out)
@@ -38,9 +38,9 @@ def test_agreement_json_keys(dataset, file, keys):
 
 def test_in_sample_files_are_flagged_and_held_out_ones_are_not():
     trained = _run("--dataset", "revutil", "--file", str(DATA / "labels/revutil/dev.jsonl"), "--json", "--limit", "5")
-    assert "in-sample" in json.loads(trained.stdout.strip().splitlines()[-1])["warning"]
+    assert "in-sample" in json.loads(trained.stdout)["warning"]
     clean = _run("--dataset", "disapere", "--file", str(DATA / "labels/disapere/dev.jsonl"), "--json", "--limit", "5")
-    assert "warning" not in json.loads(clean.stdout.strip().splitlines()[-1])
+    assert "warning" not in json.loads(clean.stdout)
 
 
 def test_unknown_dataset_and_missing_file(tmp_path):

@@ -167,8 +167,10 @@ def evaluate(
             raise typer.Exit(3) from exc
         raise
     console.print(_progress_table(progress, the_judge, t0))
-    text = write_run_outputs(result.out, by_venue=by_venue, html=report)
-    typer.echo(text)
+    written = write_run_outputs(result.out, by_venue=by_venue, html=report)
+    _print_tables(written, by_venue=by_venue)
+    files = ["results.jsonl", "summary.csv", "summary.md"] + (["report.html"] if report else [])
+    console.print(f"wrote {', '.join(files)} in {result.out}/")
     stats = getattr(the_judge, "stats", None)
     if judge != "offline" and stats is not None and hasattr(stats, "summary"):
         console.print(stats.summary())
@@ -188,6 +190,23 @@ def evaluate(
         raise typer.Exit(1)
     if result.input_problems:
         raise typer.Exit(1)
+
+
+def _print_tables(written: Any, *, by_venue: bool) -> None:
+    """Table 1 (and per-venue tables) on stdout, aligned for a terminal."""
+    from rich.console import Console as _Console
+
+    out = _Console()
+    judge = written.manifest.get("judge", {}).get("judge", "?")
+    mode = "compat" if written.manifest.get("compat") else "clean"
+    for title, header, body in written.tables(by_venue=by_venue):
+        t = Table(title=f"{title} · judge {judge} · mode {mode}", title_justify="left")
+        for i, h in enumerate(header):
+            t.add_column(h, justify="left" if i == 0 else "right", no_wrap=True)
+        for row in body:
+            t.add_row(*row)
+        out.print(t)
+    out.print("mean ± sd (n papers); per-dimension tables: summary.md, report.html")
 
 
 def _setting_value(text: str) -> Any:

@@ -16,7 +16,7 @@ def report(
     """Re-render summary.csv, summary.md and report.html without calling any judge."""
     from prism_review.report import write_run_outputs
 
-    typer.echo(write_run_outputs(run, by_venue=by_venue, html=html))
+    typer.echo(write_run_outputs(run, by_venue=by_venue, html=html).markdown)
     if html:
         typer.echo(f"report: {run / 'report.html'}")
 

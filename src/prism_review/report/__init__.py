@@ -6,11 +6,31 @@ Reports never recompute a judge step: they read ``results.jsonl`` and ``manifest
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from prism_review.dimensions.base import Dimension, get_dimension
 from prism_review.pipelines.results import read_results
-from prism_review.pipelines.summary import summarize, write_csv, write_markdown
+from prism_review.pipelines.summary import SummaryRow, summarize, table, write_csv, write_markdown
+
+
+@dataclass
+class RunReport:
+    """What :func:`write_run_outputs` wrote: the markdown summary and the tables behind it."""
+
+    markdown: str
+    summary: list[SummaryRow]
+    dims: list[Dimension]
+    manifest: dict[str, Any]
+
+    def tables(self, *, by_venue: bool = False) -> list[tuple[str, list[str], list[list[str]]]]:
+        """(title, header, body) of Table 1, then one per venue when ``by_venue``."""
+        out = [("Table 1 (all venues)", *table(self.summary, self.dims, headline_only=True))]
+        if by_venue:
+            for v in sorted({r.venue for r in self.summary if r.venue != "ALL"}):
+                out.append((v, *table(self.summary, self.dims, venue=v, headline_only=True)))
+        return out
 
 
 def run_dimensions(manifest: dict, rows_dims: set[str]) -> list[Dimension]:
@@ -24,8 +44,8 @@ def run_dimensions(manifest: dict, rows_dims: set[str]) -> list[Dimension]:
     return dims
 
 
-def write_run_outputs(out: Path, *, by_venue: bool = False, html: bool = True) -> str:
-    """Write summary.csv, summary.md (and report.html) for a run folder; return the markdown."""
+def write_run_outputs(out: Path, *, by_venue: bool = False, html: bool = True) -> RunReport:
+    """Write summary.csv, summary.md (and report.html) for a run folder."""
     out = Path(out)
     manifest = json.loads((out / "manifest.json").read_text()) if (out / "manifest.json").exists() else {}
     rows = read_results(out)
@@ -39,7 +59,7 @@ def write_run_outputs(out: Path, *, by_venue: bool = False, html: bool = True) -
         from prism_review.report.html import write_html
 
         write_html(out, rows, summary, dims, manifest)
-    return text
+    return RunReport(markdown=text, summary=summary, dims=dims, manifest=manifest)
 
 
-__all__ = ["write_run_outputs"]
+__all__ = ["RunReport", "write_run_outputs"]
