@@ -9,6 +9,7 @@ from email.utils import formatdate
 
 import pytest
 
+from prism_review.llm import limits
 from prism_review.llm.limits import RateLimiter, TokenBucket, backoff_delay, retry_after_seconds
 
 
@@ -52,24 +53,57 @@ def test_refund_caps_at_capacity():
     assert b.tokens == 10
 
 
-async def test_rpm_limiter_spaces_requests():
+def _fake_time(monkeypatch: pytest.MonkeyPatch, lim: RateLimiter, *, rpm: float = 0.0,
+               tpm: float = 0.0) -> tuple[Clock, list[float]]:
+    """Give ``lim`` buckets on a fake clock; its sleeps are recorded and advance that clock.
+
+    Wall-clock bounds flake on a loaded CI box (a slow host both refills buckets between calls
+    and stretches sleeps), so the limiter's waits are checked exactly instead.
+    """
+    clock, slept = Clock(), []
+    if rpm:
+        lim.requests = TokenBucket(rpm / 60.0, rpm, clock=clock)
+    if tpm:
+        lim.tokens = TokenBucket(tpm / 60.0, tpm, clock=clock)
+
+    async def fake_sleep(seconds: float) -> None:
+        slept.append(seconds)
+        clock.t += seconds
+
+    monkeypatch.setattr(limits.asyncio, "sleep", fake_sleep)
+    return clock, slept
+
+
+async def test_rpm_limiter_spaces_requests(monkeypatch):
     lim = RateLimiter(rpm=600)  # 10 per second, burst 600: first 600 free
-    t0 = time.perf_counter()
+    clock, slept = _fake_time(monkeypatch, lim, rpm=600)
     await asyncio.gather(*(lim.acquire(1) for _ in range(600)))
-    assert time.perf_counter() - t0 < 0.5
-    t0 = time.perf_counter()
+    assert slept == [] and lim.waited == 0
     await asyncio.gather(*(lim.acquire(1) for _ in range(3)))  # 3 more at 10/s
-    assert 0.25 <= time.perf_counter() - t0 < 0.8
+    assert slept == pytest.approx([0.1, 0.1, 0.1]) and clock.t == pytest.approx(0.3)
+    assert lim.waited == pytest.approx(0.3)
 
 
-async def test_tpm_limiter_waits_for_tokens_and_settles():
+async def test_tpm_limiter_waits_for_tokens_and_settles(monkeypatch):
     lim = RateLimiter(tpm=6000)  # 100 tokens/s
+    clock, slept = _fake_time(monkeypatch, lim, tpm=6000)
     await lim.acquire(6000)
-    t0 = time.perf_counter()
+    assert slept == []
     await lim.acquire(30)
-    assert 0.25 <= time.perf_counter() - t0 < 0.8
-    lim.settle(30, 10)  # 20 unused tokens come back
-    assert lim.tokens is not None and lim.tokens.tokens >= 19
+    assert slept == pytest.approx([0.3])  # 30 tokens at 100/s
+    lim.settle(30, 10)  # 20 unused tokens come back: -30 + 0.3 s x 100/s + 20
+    assert lim.tokens is not None and lim.tokens.tokens == pytest.approx(20)
+
+
+async def test_limiter_really_sleeps():
+    lim = RateLimiter(rpm=300)
+    lim.requests = TokenBucket(5.0, 300, clock=lambda: 0.0)  # frozen clock: no refill
+    for _ in range(300):
+        await lim.acquire(1)
+    t0 = time.perf_counter()
+    await lim.acquire(1)  # one request short at 5 per second: waits 0.2 s
+    assert lim.waited == pytest.approx(0.2)
+    assert time.perf_counter() - t0 >= 0.18  # a lower bound only: a busy host cannot shorten a sleep
 
 
 def test_tpm_accounting_pinned_example():
