@@ -10,8 +10,7 @@ from prism_review.metrics.novelty import (
     support_rate,
     verdict_label,
 )
-
-from .vectors import cases
+from prism_review.testing.vectors import vector_cases as cases
 
 TOL = 1e-9
 

@@ -7,8 +7,7 @@ from prism_review.judge.novelty.normalise import (
     normalize_label,
     normalize_verdict,
 )
-
-from .vectors import cases
+from prism_review.testing.vectors import vector_cases as cases
 
 N5_RECOMMENDED = {
     "label_unsupported_with_period": ("UNSUPPORTED", "contradicted"),

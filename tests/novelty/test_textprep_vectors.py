@@ -7,8 +7,7 @@ from prism_review.judge.novelty.textprep import (
     sanitize,
     truncate_at_references,
 )
-
-from .vectors import cases
+from prism_review.testing.vectors import vector_cases as cases
 
 
 @pytest.mark.parametrize("case", cases("novelty_text_prep.json", "truncate_at_references"))

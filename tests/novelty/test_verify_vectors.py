@@ -2,8 +2,7 @@ import pytest
 
 from prism_review.judge.novelty.normalise import normalize_verdict
 from prism_review.judge.novelty.verify import PairError, assemble, related_works
-
-from .vectors import cases
+from prism_review.testing.vectors import vector_cases as cases
 
 
 def _run(case, compat):

@@ -14,8 +14,7 @@ from prism_review.retrieval.pool import (
     looks_non_technical,
     mmr_select,
 )
-
-from .vectors import cases
+from prism_review.testing.vectors import vector_cases as cases
 
 F = "novelty_retrieval.json"
 
