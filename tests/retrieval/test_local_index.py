@@ -120,3 +120,33 @@ def test_corpus_source(tmp_path):
         ("paper", "Sparse kernels", 2025), ("bib", "Longformer: the long-document transformer", 2020),
         ("paper", "GROBID title of a2", 2025)]
     assert [d["title"] for d in docs_from_corpus(tmp_path / "papers.parquet", venues=["ICML2025"])] == ["GROBID title of a2"]
+
+
+def test_corpus_source_counts_unreadable_bibliographies(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from typer.testing import CliRunner
+
+    from prism_review.cli import app
+    from prism_review.data.skips import SkipLog
+    from prism_review.retrieval.sources import docs_from_corpus
+
+    table = pa.table({
+        "paper_id": ["a1", "a2", "a3"], "venue": ["ICLR2025"] * 3, "decision": ["Reject"] * 3,
+        "review_title": ["Sparse kernels", "Dense kernels", "Other kernels"], "grobid_title": ["", "", ""],
+        "review_abstract": ["", "", ""], "grobid_abstract": ["", "", ""],
+        "bibliography_json": ["[{not json", json.dumps([{"title": 3}]),
+                              json.dumps([{"title": "Longformer", "year": 2020}])],
+    })
+    pq.write_table(table, tmp_path / "papers.parquet")
+    skips = SkipLog()
+    docs = list(docs_from_corpus(tmp_path / "papers.parquet", skips=skips))
+    # the good rows are all indexed; the two bad bibliographies are counted, not silently dropped
+    assert [d["title"] for d in docs] == ["Sparse kernels", "Dense kernels", "Other kernels", "Longformer"]
+    assert [(s.record, s.field) for s in skips.skips] == [("a1", "bibliography_json"), ("a2", "bibliography_json[0].title")]
+    assert "invalid JSON" in skips.skips[0].message and "expected text" in skips.skips[1].message
+
+    res = CliRunner().invoke(app, ["index", "build", "--out", str(tmp_path / "idx"),
+                                   "--corpus", str(tmp_path / "papers.parquet")])
+    assert res.exit_code == 0, res.output
+    assert "left out: 2 problem(s)" in res.stderr and "[a1] (field 'bibliography_json')" in res.stderr

@@ -23,16 +23,18 @@ def build(
     venue: Annotated[list[str] | None, typer.Option("--venue", help="With --corpus: only these venues")] = None,
 ) -> None:
     """Build a BM25 index (tantivy) from any mix of sources; prints the document counts."""
+    from prism_review.data.skips import SkipLog
     from prism_review.retrieval import sources
     from prism_review.retrieval.local_index import build_index
 
+    skips = SkipLog()
     streams: list[Iterator[dict[str, Any]]] = []
     names: list[str] = []
     for p in corpus or []:
-        streams.append(sources.docs_from_corpus(p, venues=venue))
+        streams.append(sources.docs_from_corpus(p, venues=venue, skips=skips))
         names.append(f"corpus:{p}")
     for p in venue_dir or []:
-        streams.append(sources.docs_from_venue_dir(p))
+        streams.append(sources.docs_from_venue_dir(p, skips=skips))
         names.append(f"venue-dir:{p}")
     for p in jsonl or []:
         streams.append(sources.docs_from_jsonl(p))
@@ -55,6 +57,10 @@ def build(
         f"indexed {manifest['documents']} documents ({manifest['papers']} papers, "
         f"{manifest['bibliography_titles']} bibliography titles) in {manifest['seconds']}s → {out}"
     )
+    if skips:  # unreadable rows or bibliographies are left out of the index: say so
+        typer.echo(f"left out: {skips.summary()}", err=True)
+        for skip in skips.skips[:10]:
+            typer.echo(f"  {skip}", err=True)
 
 
 def register(app: typer.Typer) -> None:

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from prism_review.data.skips import SkipLog
 from prism_review.records import BibEntry
 from prism_review.retrieval.bibparse import parse_reference_list
 from prism_review.retrieval.candidates import title_id
@@ -85,11 +86,15 @@ def docs_from_layout(root: str | Path) -> Iterator[dict[str, Any]]:
             yield from _bib_docs(paper.bibliography or parse_reference_list(paper.full_text))
 
 
-def docs_from_corpus(path: str | Path, venues: list[str] | None = None) -> Iterator[dict[str, Any]]:
-    """Titles, abstracts and GROBID bibliographies of ``papers.parquet`` (streamed)."""
+def docs_from_corpus(
+    path: str | Path, venues: list[str] | None = None, skips: SkipLog | None = None
+) -> Iterator[dict[str, Any]]:
+    """Titles, abstracts and GROBID bibliographies of ``papers.parquet`` (streamed).
+
+    Rows or bibliographies that cannot be read are recorded in ``skips`` (when given) once the
+    stream is exhausted, so a caller can say how much was left out of the index.
+    """
     from prism_review.data.corpus import CorpusReader
-    from prism_review.data.errors import DataError
-    from prism_review.data.grobid import parse_grobid_bib
 
     cols = [
         "paper_id",
@@ -112,18 +117,19 @@ def docs_from_corpus(path: str | Path, venues: list[str] | None = None) -> Itera
                 "venue": p.venue,
                 "kind": "paper",
             }
-        raw = rec.row.get("bibliography_json")
-        if raw:
-            try:
-                value = json.loads(raw) if isinstance(raw, str) else raw
-                yield from _bib_docs(parse_grobid_bib(value, path=path))
-            except (DataError, json.JSONDecodeError):
-                continue
+        # the reader parsed bibliography_json already; what it could not read is in its skips
+        yield from _bib_docs(p.bibliography)
+    if skips is not None:
+        skips.skips.extend(reader.skips.skips)
 
 
-def docs_from_venue_dir(path: str | Path, venue: str | None = None) -> Iterator[dict[str, Any]]:
+def docs_from_venue_dir(
+    path: str | Path, venue: str | None = None, skips: SkipLog | None = None
+) -> Iterator[dict[str, Any]]:
     """A raw venue folder or zip: titles/abstracts (review JSON, else GROBID metadata) and the
-    GROBID bibliography, else the titles parsed from the paper text's reference list."""
+    GROBID bibliography, else the titles parsed from the paper text's reference list.
+
+    Papers or texts that cannot be read are recorded in ``skips`` (when given)."""
     from prism_review.data.errors import DataError
     from prism_review.data.venue_folder import VenueFolder
 
@@ -137,10 +143,14 @@ def docs_from_venue_dir(path: str | Path, venue: str | None = None) -> Iterator[
             if not bib:
                 try:
                     text = vf.grobid_fulltext(paper.paper_id) or vf.text(paper.paper_id) or ""
-                except DataError:  # an undecodable text: no reference list from it
+                except DataError as exc:  # an undecodable text: no reference list from it
+                    if skips is not None:
+                        skips.add_error(exc, record=paper.paper_id)
                     text = ""
                 bib = parse_reference_list(text)
             yield from _bib_docs(bib)
+        if skips is not None:
+            skips.skips.extend(vf.skips.skips)
 
 
 def bundled_literature() -> Path | None:
