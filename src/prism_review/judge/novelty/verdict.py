@@ -75,30 +75,28 @@ class CandidateText(BaseModel):
     relevance: float | None = None
 
 
-class VerdictInput(BaseModel):
+class VerdictClaim(BaseModel):
+    """The claim side shared by both verdict inputs: the claim and the paper it is about."""
+
+    claim_id: str
+    claim: str
+    claim_stance: str = "unclear"
+    prior_work_strings: list[str] = Field(default_factory=list)
+    paper_context: str
+    contributions: list[str] = Field(default_factory=list)
+    compat: bool = False
+
+
+class VerdictInput(VerdictClaim):
     """One claim and one candidate (``novelty.verdict``)."""
 
-    claim_id: str
-    claim: str
-    claim_stance: str = "unclear"
-    prior_work_strings: list[str] = Field(default_factory=list)
-    paper_context: str
-    contributions: list[str] = Field(default_factory=list)
     candidate: CandidateText
-    compat: bool = False
 
 
-class VerdictBatchInput(BaseModel):
+class VerdictBatchInput(VerdictClaim):
     """One claim and several candidates (``novelty.verdict_batch``)."""
 
-    claim_id: str
-    claim: str
-    claim_stance: str = "unclear"
-    prior_work_strings: list[str] = Field(default_factory=list)
-    paper_context: str
-    contributions: list[str] = Field(default_factory=list)
     candidates: list[CandidateText]
-    compat: bool = False
 
 
 class VerdictBatchOutput(BaseModel):
