@@ -29,6 +29,8 @@ def test_matching_vector(case: dict[str, Any]) -> None:
     elif fn == "score_review":
         got = pm.score_review(inp["perturbations"], inp["review_comments"], method=inp["method"])
         assert got.pop("method") == "fuzzy" and got.pop("threshold") == 70.0
+        # not in the reference output: the fuzzy method never leaves a perturbation unscored
+        assert got.pop("unscored") == [] and got.pop("n_unscored") == 0
         close(got, exp, tol=1e-9)
     elif fn == "locate_comment_in_document":
         assert (
@@ -44,8 +46,38 @@ def test_llm_method_threshold_is_a_setting() -> None:
     assert pm.score_review(perts, comments, method="llm", judge=lambda e, w: 3)["n_detected"] == 0
     res = pm.score_review(perts, comments, method="llm", judge=lambda e, w: 3, judge_threshold=3)
     assert res["n_detected"] == 1 and res["threshold"] == 3
-    # an unscored judge reply never counts as a detection
-    assert pm.score_review(perts, comments, method="llm", judge=lambda e, w: None)["recall"] == 0.0
+    # an unscored judge reply is neither a detection nor a miss: unscored, out of recall
+    res = pm.score_review(perts, comments, method="llm", judge=lambda e, w: None)
+    assert res["n_detected"] == 0 and res["missed"] == [] and res["unscored"] == ["p"]
+    assert res["recall"] is None
+
+
+def test_unscored_perturbations_leave_the_denominator() -> None:
+    perts = [
+        {"perturbation_id": "a", "perturbed": "rate 0.1", "why_wrong": "wa"},
+        {"perturbation_id": "b", "perturbed": "batch 512", "why_wrong": "wb"},
+        {"perturbation_id": "c", "perturbed": "depth 12", "why_wrong": "wc"},
+        {"perturbation_id": "d", "perturbed": "width 64", "why_wrong": "wd"},
+    ]
+    comments = [
+        {"quote": "the rate 0.1", "explanation": "good"},  # a: rated 5 -> detected
+        {"quote": "batch 512 here", "explanation": "bad"},  # b: rated 1 -> missed
+        {"quote": "depth 12 layers", "explanation": "lost"},  # c: unreadable rating -> unscored
+    ]  # d: no quote -> missed
+    ratings = {"good": 5, "bad": 1, "lost": None}
+    res = pm.score_review(perts, comments, method="llm", judge=lambda e, w: ratings[e])
+    assert (res["detected"], res["missed"], res["unscored"]) == (["a"], ["b", "d"], ["c"])
+    assert res["recall"] == 1 / 3  # 1 detected of 3 judged, not 1 of 4
+    # a later comment that passes still detects it, whatever an earlier unscored rating was
+    both = [{"quote": "depth 12", "explanation": "lost"}, {"quote": "depth 12", "explanation": "good"}]
+    assert pm.score_review(perts[2:3], both, method="llm", judge=lambda e, w: ratings[e])["detected"] == ["c"]
+    rows = [
+        {"error_category": "Claim", "n_injected": 4, "n_detected": 1, "n_unscored": 1, "recall": 1 / 3},
+        {"error_category": "Claim", "n_injected": 1, "n_detected": 0, "n_unscored": 1, "recall": None},
+    ]
+    out = pm.recall_by_category(rows)["Claim"]
+    assert out["recall"] == 1 / 3 and out["n_unscored"] == 2 and out["mean_row_recall"] == 1 / 3
+    assert out["n_rows"] == 2
 
 
 def test_recall_by_category_pools_rows() -> None:

@@ -110,7 +110,12 @@ async def test_unscored_rating_never_passes(rows: list[PerturbationRow], llm_ser
     llm_server.set_responder(lambda body: "no json here at all")
     summary, per_row = await score_perturbations(rows, comments_for(rows), method="llm", judge=loopback_judge())
     assert summary["n_judge_unscored"] == 4
-    assert summary["overall"]["n_detected"] == 0
+    o = summary["overall"]
+    # the perturbations whose quotes matched could not be judged: unscored, not missed
+    assert o["n_detected"] == 0 and o["n_unscored"] == sum(len(r["unscored"]) for r in per_row) > 0
+    assert o["recall"] == 0.0 and o["n_injected"] - o["n_unscored"] > 0  # the unmatched ones are missed
+    assert all(set(r["unscored"]).isdisjoint(r["missed"]) for r in per_row)
+    assert {"P000_S0010", "P000_S0020"} <= set(per_row[0]["unscored"])  # detected at threshold 3 when judged
 
 
 def test_load_comments_keys_and_merge(tmp_path: Path) -> None:

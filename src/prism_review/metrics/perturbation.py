@@ -8,6 +8,11 @@ quote, or the quote covers at least 75% of it (difflib matching blocks, autojunk
 public scorer used 3. The threshold is a setting here (default 4), and every result records the
 method and threshold that produced it. One comment may detect several perturbations; each
 perturbation counts once. Per row, recall = detected / injected (0 when nothing was injected).
+
+With the LLM judge, a perturbation that no comment detects but whose quote-matching comments got
+an unscored rating (the judge's reply could not be read) is *unscored*, not missed: it is listed
+under ``unscored`` and left out of the recall's denominator (recall is None when every injected
+perturbation is unscored), so a judge failure never counts as a miss.
 """
 
 from __future__ import annotations
@@ -79,9 +84,9 @@ def score_review(
 ) -> dict[str, Any]:
     """Score one review (a list of ``{quote, explanation}`` comments) against one row.
 
-    ``method`` is ``fuzzy`` or ``llm`` (then ``judge`` rates the explanation; an unscored rating
-    never passes). Returns ``{n_injected, n_detected, recall, n_total_comments, detected, missed,
-    method, threshold}``.
+    ``method`` is ``fuzzy`` or ``llm`` (then ``judge`` rates the explanation). Returns
+    ``{n_injected, n_detected, n_unscored, recall, n_total_comments, detected, missed, unscored,
+    method, threshold}``; see the module docstring for unscored perturbations.
     """
     if method not in ("fuzzy", "llm"):
         raise ValueError(f"unknown explanation-match method {method!r}")
@@ -89,9 +94,10 @@ def score_review(
         raise ValueError("method 'llm' needs a judge")
     detected: list[Any] = []
     missed: list[Any] = []
+    unscored: list[Any] = []
     for p in perturbations:
         pid, perturbed, why = _get(p, "perturbation_id"), _get(p, "perturbed"), _get(p, "why_wrong")
-        hit = False
+        hit = pending = False
         for c in comments:
             if not substring_match(c.get("quote") or "", perturbed):
                 continue
@@ -101,42 +107,62 @@ def score_review(
             else:
                 assert judge is not None
                 rating = judge(expl, why or "")
+                pending = pending or rating is None
                 ok = rating is not None and rating >= judge_threshold
             if ok:
                 hit = True
                 break
-        (detected if hit else missed).append(pid)
+        (detected if hit else unscored if pending else missed).append(pid)
     n = len(perturbations)
     return {
         "n_injected": n,
         "n_detected": len(detected),
-        "recall": len(detected) / n if n else 0.0,
+        "n_unscored": len(unscored),
+        "recall": row_recall(n, len(detected), len(unscored)),
         "n_total_comments": len(comments),
         "detected": detected,
         "missed": missed,
+        "unscored": unscored,
         "method": method,
         "threshold": fuzzy_threshold if method == "fuzzy" else judge_threshold,
     }
 
 
-def recall_by_category(rows: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, float | int]]:
-    """Pool scored rows (``{error_category, n_injected, n_detected, recall}``) per category.
+def row_recall(n_injected: int, n_detected: int, n_unscored: int = 0) -> float | None:
+    """detected / judged injected perturbations: 0.0 when nothing was injected (the reference),
+    None when every injected perturbation is unscored."""
+    if n_injected == 0:
+        return 0.0
+    judged = n_injected - n_unscored
+    return n_detected / judged if judged else None
 
-    ``recall`` is pooled (Σ detected / Σ injected); ``mean_row_recall`` averages the rows.
+
+def recall_by_category(
+    rows: Iterable[Mapping[str, Any]],
+) -> dict[str, dict[str, float | int | None]]:
+    """Pool scored rows (``{error_category, n_injected, n_detected, [n_unscored,] recall}``)
+    per category.
+
+    ``recall`` is pooled (Σ detected / Σ judged injected, unscored perturbations left out);
+    ``mean_row_recall`` averages the rows that have a recall (None when none has).
     """
     acc: dict[str, dict[str, Any]] = {}
     for r in rows:
-        a = acc.setdefault(str(r.get("error_category")), {"inj": 0, "det": 0, "recalls": []})
+        a = acc.setdefault(str(r.get("error_category")), {"n": 0, "inj": 0, "det": 0, "uns": 0, "recalls": []})
+        a["n"] += 1
         a["inj"] += int(r["n_injected"])
         a["det"] += int(r["n_detected"])
-        a["recalls"].append(float(r["recall"]))
+        a["uns"] += int(r.get("n_unscored") or 0)
+        if r.get("recall") is not None:
+            a["recalls"].append(float(r["recall"]))
     return {
         cat: {
-            "n_rows": len(a["recalls"]),
+            "n_rows": a["n"],
             "n_injected": a["inj"],
             "n_detected": a["det"],
-            "recall": a["det"] / a["inj"] if a["inj"] else 0.0,
-            "mean_row_recall": sum(a["recalls"]) / len(a["recalls"]),
+            "n_unscored": a["uns"],
+            "recall": row_recall(a["inj"], a["det"], a["uns"]),
+            "mean_row_recall": sum(a["recalls"]) / len(a["recalls"]) if a["recalls"] else None,
         }
         for cat, a in sorted(acc.items())
     }

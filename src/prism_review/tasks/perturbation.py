@@ -8,7 +8,9 @@ Matching is :func:`prism_review.metrics.perturbation.score_review`: a scored per
 detected when some comment's quote covers the perturbed text and its explanation matches the
 generator's ``why_wrong`` — by fuzzy token-set ratio (``method="fuzzy"``, ≥ 70, offline) or by
 an LLM judge's 1–5 rating at or above a threshold (``method="llm"``, default 4 as the dataset
-card states; the public scorer used 3). Every result records the method and threshold.
+card states; the public scorer used 3). Every result records the method and threshold. A
+perturbation that only unscored judge ratings could have detected is counted as unscored
+(``n_unscored``) and left out of recall, never counted as missed.
 
 Rows without a comments entry are left out and counted (``missing="skip"``, the default: a
 system that has not run yet is not a system that found nothing) or scored as recall 0
@@ -33,6 +35,7 @@ from prism_review.metrics.perturbation import (
     QUOTE_COVERAGE,
     normalize_for_match,
     recall_by_category,
+    row_recall,
     score_review,
 )
 from prism_review.reviewers.output import read_rows
@@ -174,15 +177,17 @@ def score_row(perturbations: Sequence[Any], comments: Sequence[Mapping[str, Any]
     quotes = _Quotes(comments)
     detected: list[Any] = []
     missed: list[Any] = []
+    unscored: list[Any] = []
     res: dict[str, Any] = {}
     for p in perturbations:
         res = score_review([p], quotes.candidates(p.perturbed), **kwargs)
-        (detected if res["n_detected"] else missed).append(p.perturbation_id)
+        (detected if res["n_detected"] else unscored if res["n_unscored"] else missed).append(p.perturbation_id)
     n = len(perturbations)
     method = kwargs.get("method", "fuzzy")
     return {
-        "n_injected": n, "n_detected": len(detected), "recall": len(detected) / n if n else 0.0,
-        "n_total_comments": len(comments), "detected": detected, "missed": missed, "method": method,
+        "n_injected": n, "n_detected": len(detected), "n_unscored": len(unscored),
+        "recall": row_recall(n, len(detected), len(unscored)), "n_total_comments": len(comments),
+        "detected": detected, "missed": missed, "unscored": unscored, "method": method,
         "threshold": kwargs.get("fuzzy_threshold", FUZZY_RATIO) if method == "fuzzy"
         else kwargs.get("judge_threshold", JUDGE_THRESHOLD),
     }  # fmt: skip
@@ -212,16 +217,19 @@ async def score_perturbations(
         res = score_row(scored, comments.get(row.id, []), method=method,
                         judge=(lambda e, w: ratings.get((e, w))) if method == "llm" else None,
                         judge_threshold=judge_threshold, fuzzy_threshold=fuzzy_threshold)  # fmt: skip
-        hit = set(res["detected"])
+        hit, unsure = set(res["detected"]), set(res["unscored"])
         for p in scored:
-            acc = subtype.setdefault(p.error_subtype or "unknown", [0, 0])
+            acc = subtype.setdefault(p.error_subtype or "unknown", [0, 0, 0])
             acc[0] += 1
             acc[1] += p.perturbation_id in hit
+            acc[2] += p.perturbation_id in unsure
         per_row.append({"id": row.id, "arxiv_id": row.arxiv_id, "error_type": row.error_type,
                         "error_category": row.error_category, "has_comments": row.id in comments,
                         **res})  # fmt: skip
     n_inj = sum(r["n_injected"] for r in per_row)
     n_det = sum(r["n_detected"] for r in per_row)
+    n_uns = sum(r["n_unscored"] for r in per_row)
+    row_recalls = [r["recall"] for r in per_row if r["recall"] is not None]
     summary: dict[str, Any] = {
         "task": "perturbation",
         "method": method,
@@ -232,12 +240,13 @@ async def score_perturbations(
         "n_rows_missing_comments": n_missing,
         "n_rows_text_withheld": sum(1 for r in rows if r.text_withheld),
         "overall": {
-            "n_injected": n_inj, "n_detected": n_det,
-            "recall": n_det / n_inj if n_inj else None,
-            "mean_row_recall": sum(r["recall"] for r in per_row) / len(per_row) if per_row else None,
+            "n_injected": n_inj, "n_detected": n_det, "n_unscored": n_uns,
+            "recall": n_det / (n_inj - n_uns) if n_inj - n_uns else None,
+            "mean_row_recall": sum(row_recalls) / len(row_recalls) if row_recalls else None,
         },  # fmt: skip
         "by_category": recall_by_category(per_row),
-        "by_subtype": {k: {"n_injected": v[0], "n_detected": v[1], "recall": v[1] / v[0]}
+        "by_subtype": {k: {"n_injected": v[0], "n_detected": v[1], "n_unscored": v[2],
+                           "recall": v[1] / (v[0] - v[2]) if v[0] - v[2] else None}
                        for k, v in sorted(subtype.items())},  # fmt: skip
     }
     if method == "llm":
