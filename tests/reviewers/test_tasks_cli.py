@@ -102,7 +102,14 @@ def test_perturbation_score_cli(tmp_path: Path) -> None:
     result = _json(res.stdout)
     assert result["method"] == "fuzzy" and result["threshold"] == 70
     assert result["n_rows"] == 1 and result["n_rows_missing_comments"] == 1
-    assert result["overall"]["n_detected"] == 1
+    assert result["overall"]["n_detected"] == 1 and result["n_comment_lines_unreadable"] == 0
+    # an unreadable line (here: a torn write) is named and counted, the readable entries still score
+    with comments.open("a") as fh:
+        fh.write('{"arxiv_id": "x", "error_type": "surf\n')
+    res = runner.invoke(app, ["perturbation", "score", "--rows", str(sub), "--comments", str(comments)])
+    assert res.exit_code == 0, res.output
+    assert _json(res.stdout)["n_comment_lines_unreadable"] == 1 and _json(res.stdout)["overall"]["n_detected"] == 1
+    assert "c.jsonl [line 2]: invalid JSON" in res.stderr.replace("\n", "")
     res = runner.invoke(app, ["perturbation", "score", "--rows", str(sub), "--comments", str(comments),
                               "--method", "llm"])
     assert res.exit_code == 2 and "needs an LLM" in res.output

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from prism_review.data.perturbation import PerturbationRow, load_perturbations
+from prism_review.data.skips import SkipLog
 from prism_review.tasks.perturbation import load_comments, score_perturbations
 from prism_review.testing.shared import SHARED
 
@@ -128,6 +129,12 @@ def test_load_comments_keys_and_merge(tmp_path: Path) -> None:
     path.write_text("\n".join(json.dumps(x) for x in lines) + "\n")
     by_id, merged = load_comments(path)
     assert merged == 1 and len(by_id["x__surface"]) == 2 and by_id["y__experimental"] == []
+    # a line that is not JSON is skipped and recorded with its line number, not silently dropped
+    path.write_text(json.dumps(lines[0]) + "\n{broken\n" + json.dumps(lines[2]) + "\n")
+    skips = SkipLog()
+    by_id, _ = load_comments(path, skips)
+    assert sorted(by_id) == ["x__surface", "y__experimental"]
+    assert [(s.record, s.message.split(" (")[0]) for s in skips.skips] == [("line 2", "invalid JSON")]
 
 
 def test_prefilter_gives_the_reference_result(rows: list[PerturbationRow]) -> None:

@@ -323,6 +323,7 @@ def perturbation_score(
     """Recall of injected errors per row and per error category."""
     from prism_review.data.errors import DataError
     from prism_review.data.perturbation import load_perturbations
+    from prism_review.data.skips import SkipLog
     from prism_review.metrics.perturbation import FUZZY_RATIO, JUDGE_THRESHOLD
     from prism_review.tasks.perturbation import load_comments, score_perturbations
 
@@ -333,18 +334,22 @@ def perturbation_score(
         the_judge = _judge(judge, what="the llm explanation match", base_url=base_url, config=config,
                            cache_dir=cache_dir, no_cache=no_cache, concurrency=concurrency,
                            max_errors=max_errors, audit=audit)  # fmt: skip
+    skipped = SkipLog()
     try:
         data = load_perturbations(rows)
-        by_id, merged = load_comments(comments)
+        by_id, merged = load_comments(comments, skipped)
     except DataError as exc:
         raise _fail(str(exc)) from exc
+    for skip in skipped.skips:  # unreadable comment lines are left out: say so
+        console.print(f"skipped {skip}", style="yellow", markup=False)
     unknown = sorted(set(by_id) - {r.id for r in data})
     result, per_row = _run(score_perturbations(
         data, by_id, method=method, judge=the_judge, missing=missing,  # type: ignore[arg-type]
         judge_threshold=threshold if threshold is not None and method == "llm" else JUDGE_THRESHOLD,
         fuzzy_threshold=threshold if threshold is not None and method == "fuzzy" else FUZZY_RATIO,
         concurrency=concurrency))
-    result.update(comments_file=str(comments), n_entries_merged=merged, unknown_comment_ids=unknown[:20])
+    result.update(comments_file=str(comments), n_entries_merged=merged, unknown_comment_ids=unknown[:20],
+                  n_comment_lines_unreadable=len(skipped))  # fmt: skip
     console.print(f"explanation match: [bold]{result['method']}[/], threshold {result['threshold']:g}")
     if result["n_rows_missing_comments"]:
         console.print(f"[yellow]{result['n_rows_missing_comments']} row(s) have no comments entry "

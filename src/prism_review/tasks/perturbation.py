@@ -28,6 +28,8 @@ from typing import Any, ClassVar, Literal
 from pydantic import BaseModel, Field
 
 from prism_review.data.errors import DataError
+from prism_review.data.jsonl import iter_jsonl
+from prism_review.data.skips import SkipLog
 from prism_review.judge.base import ChatMessage, Judge, JudgeStep
 from prism_review.metrics.perturbation import (
     FUZZY_RATIO,
@@ -38,7 +40,6 @@ from prism_review.metrics.perturbation import (
     row_recall,
     score_review,
 )
-from prism_review.reviewers.output import read_rows
 from prism_review.reviewers.review_step import GenerationNeedsLLM
 
 
@@ -78,19 +79,26 @@ def row_key(entry: Mapping[str, Any]) -> str | None:
     return None
 
 
-def load_comments(path: Path) -> tuple[dict[str, list[dict[str, Any]]], int]:
-    """``({row id: comments}, n_merged)``; several entries for one row are concatenated."""
+def load_comments(
+    path: Path, skips: SkipLog | None = None
+) -> tuple[dict[str, list[dict[str, Any]]], int]:
+    """``({row id: comments}, n_merged)``; several entries for one row are concatenated.
+
+    A line that is not a JSON object (e.g. the torn last line of a killed ``prism review
+    comments`` run) is skipped and recorded in ``skips`` with its line number, so the caller can
+    say that rows were lost; an entry with the wrong shape raises :class:`DataError`.
+    """
     out: dict[str, list[dict[str, Any]]] = {}
     merged = 0
     if not path.is_file():
         raise DataError(path, "no such file")
-    for i, entry in enumerate(read_rows(path), 1):
+    for i, entry in iter_jsonl(path, skips if skips is not None else SkipLog()):
         key = row_key(entry)
         comments = entry.get("comments")
         if key is None:
-            raise DataError(path, "entry has neither id nor arxiv_id + error_type", field=f"row {i}")
+            raise DataError(path, "entry has neither id nor arxiv_id + error_type", field=f"line {i}")
         if not isinstance(comments, list) or not all(isinstance(c, dict) for c in comments):
-            raise DataError(path, "comments must be a list of objects", field=f"row {i}: comments")
+            raise DataError(path, "comments must be a list of objects", field=f"line {i}: comments")
         if key in out:
             merged += 1
         out.setdefault(key, []).extend(comments)
