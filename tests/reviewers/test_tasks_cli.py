@@ -136,3 +136,12 @@ def test_meta_reviews_as_acceptance_predictions(mini_layout: Path, llm_server, t
     assert o["accuracy"] == pytest.approx(10 / 11)
     assert o["balanced_accuracy"] == pytest.approx((4 / 5 + 1) / 2)
     assert o["roc_auc"] == pytest.approx(27 / 30)  # a7's 0.1 ties the six rejects
+    assert _json(res.stdout)["n_prediction_lines_unreadable"] == 0
+    # a corrupted line loses that paper's prediction: named on stderr and counted, not silent
+    lines = meta.read_text().split("\n")
+    meta.write_text("\n".join([lines[0][:-5], *lines[1:]]))
+    res = runner.invoke(app, ["task", "acceptance", "--data", str(mini_layout), "--predictor", "file",
+                              "--predictions", str(meta), "--split", "all"])
+    assert res.exit_code == 0, res.output
+    assert _json(res.stdout)["n_prediction_lines_unreadable"] == 1
+    assert "meta.jsonl [line 1]: invalid JSON" in res.stderr.replace("\n", "")

@@ -222,12 +222,18 @@ def task_acceptance(
     if predictor not in {"rating", "majority", "llm", "file"}:
         raise _fail(f"unknown predictor {predictor!r} (rating, majority, llm, file)")
     rows = None
+    unreadable = 0
     if predictor == "file":
-        from prism_review.reviewers.output import read_rows
+        from prism_review.data.jsonl import iter_jsonl
+        from prism_review.data.skips import SkipLog
 
         if predictions is None or not predictions.is_file():
             raise _fail("the file predictor needs --predictions FILE (JSONL)")
-        rows = read_rows(predictions)
+        skipped = SkipLog()
+        rows = [row for _, row in iter_jsonl(predictions, skipped)]
+        for skip in skipped.skips:  # those papers get no prediction: say why
+            console.print(f"skipped {skip}", style="yellow", markup=False)
+        unreadable = len(skipped)
     if objective not in {"balanced_accuracy", "accuracy"}:
         raise _fail(f"unknown objective {objective!r}")
     if split not in {"test", "all"}:
@@ -247,6 +253,8 @@ def task_acceptance(
         raise _fail(str(exc)) from exc
     for w in result["warnings"]:
         console.print(f"[bold red]{w}[/]")
+    if predictor == "file":
+        result["n_prediction_lines_unreadable"] = unreadable
     _write_outputs(out, result, predictions_as_rows(preds))
 
 
