@@ -33,7 +33,7 @@ whole file)::
     model = "gpt-4.1-mini"              # same provider, other model
     temperature = 0.0
 
-    [llm.steps."novelty.verify"]
+    [llm.steps."novelty.verdict_batch"]
     model = "gemini/gemini-2.5-flash"   # or another provider entirely
 
 Environment: ``PRISM_<FIELD>`` for globals (``PRISM_TEMPERATURE``, ``PRISM_MAX_TOKENS``,
