@@ -24,6 +24,10 @@ from prism_review.llm.parse import (
         ('<think>maybe {"a": 0}</think>{"a": 2}', {"a": 2}),
         ('{"a": "line one\nline two"}', {"a": "line one\nline two"}),  # raw newline in string
         ('{"a": "uses, commas,]"}', {"a": "uses, commas,]"}),  # commas inside strings untouched
+        # ... also after an escaped quote (it does not end the string), when a trailing comma
+        # elsewhere sends the reply through the comma repair
+        ('{"a": "he said \\"x, }\\" ok", "b": [1, 2,],}', {"a": 'he said "x, }" ok', "b": [1, 2]}),
+        ('{"q": "a \\\\", "b": "c, ]", "d": [3,]}', {"q": "a \\", "b": "c, ]", "d": [3]}),
         ("prose {not json} then {\"ok\": true}", {"ok": True}),
         ('[1, 2] and {"x": 1}', {"x": 1}),
     ],
@@ -62,6 +66,7 @@ def test_real_escapes_still_work():
         ('{"a": {"b": {"c": [{"d": 1}, {"e": "x', {"a": {"b": {"c": [{"d": 1}, {"e": "x"}]}}}),
         ('```json\n{"a": [1, 2, 3', {"a": [1, 2, 3]}),
         ("{", {}),
+        ('{"a": "say \\"hi\\", then', {"a": 'say "hi", then'}),  # escaped quotes in the cut string
     ],
 )
 def test_truncated_tails(text, expected):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import json
 import re
+from collections.abc import Iterator
 from typing import Any
 
 from pydantic import BaseModel
@@ -52,46 +53,11 @@ def _fix_backslashes(text: str) -> str:
     return _BACKSLASH.sub(sub, text)
 
 
-def _scan(text: str) -> tuple[bool, list[str]]:
-    """(inside a string at the end?, stack of unclosed brackets)."""
-    in_str, esc, stack = False, False, []
-    for ch in text:
-        if in_str:
-            if esc:
-                esc = False
-            elif ch == "\\":
-                esc = True
-            elif ch == '"':
-                in_str = False
-        elif ch == '"':
-            in_str = True
-        elif ch in "{[":
-            stack.append(ch)
-        elif ch in "}]" and stack:
-            stack.pop()
-    return in_str, stack
-
-
-def _drop_trailing_commas(text: str) -> str:
-    out, in_str, esc = [], False, False
-    for i, ch in enumerate(text):
-        if in_str:
-            esc = (ch == "\\") and not esc
-            if ch == '"' and not esc:
-                in_str = False
-        elif ch == '"':
-            in_str = True
-        elif ch == ",":
-            rest = text[i + 1 :].lstrip()
-            if rest[:1] in ("}", "]"):
-                continue
-        out.append(ch)
-    return "".join(out)
-
-
-def _balanced_end(text: str, start: int) -> int | None:
-    """Index just past the bracket that closes ``text[start]``, or None if it never closes."""
-    in_str, esc, depth = False, False, 0
+def _outside_strings(text: str, start: int = 0) -> Iterator[tuple[int, str]]:
+    """``(index, char)`` of each character of ``text[start:]`` that is not inside a JSON string;
+    the quotes that open and close strings are included, so an odd count of ``"`` means the
+    text ends inside a string. The one string-state machine the scanners below share."""
+    in_str, esc = False, False
     for i in range(start, len(text)):
         ch = text[i]
         if in_str:
@@ -101,9 +67,41 @@ def _balanced_end(text: str, start: int) -> int | None:
                 esc = True
             elif ch == '"':
                 in_str = False
-        elif ch == '"':
-            in_str = True
+                yield i, ch
+        else:
+            if ch == '"':
+                in_str = True
+            yield i, ch
+
+
+def _scan(text: str) -> tuple[bool, list[str]]:
+    """(inside a string at the end?, stack of unclosed brackets)."""
+    in_str, stack = False, []
+    for _, ch in _outside_strings(text):
+        if ch == '"':
+            in_str = not in_str
         elif ch in "{[":
+            stack.append(ch)
+        elif ch in "}]" and stack:
+            stack.pop()
+    return in_str, stack
+
+
+def _drop_trailing_commas(text: str) -> str:
+    """Remove commas (outside strings) that directly precede a closing bracket."""
+    drop = {
+        i
+        for i, ch in _outside_strings(text)
+        if ch == "," and text[i + 1 :].lstrip()[:1] in ("}", "]")
+    }
+    return "".join(ch for i, ch in enumerate(text) if i not in drop) if drop else text
+
+
+def _balanced_end(text: str, start: int) -> int | None:
+    """Index just past the bracket that closes ``text[start]``, or None if it never closes."""
+    depth = 0
+    for i, ch in _outside_strings(text, start):
+        if ch in "{[":
             depth += 1
         elif ch in "}]":
             depth -= 1
