@@ -32,3 +32,21 @@ def test_malformed_files_are_named_and_lose_nothing_else(tmp_path):
     assert by_system == {"claude_opus": 20, "gemini_pro_1.5": 20, "gpt4": 19}
     errors = (tmp_path / "run" / "errors.jsonl").read_text()
     assert '"field": "line 3"' in errors
+
+
+def test_a_run_where_every_unit_fails_ends_with_a_message_not_a_traceback(tmp_path, monkeypatch):
+    from prism_review.dimensions.base import get_dimension
+
+    async def broken(self, unit, ctx):
+        raise RuntimeError("judge exploded")
+
+    monkeypatch.setattr(type(get_dimension("constructiveness")), "evaluate", broken)
+    out = tmp_path / "run"
+    res = CliRunner().invoke(
+        app, ["evaluate", "--dimension", "constructiveness", "--limit", "2", "--out", str(out), "--quiet"]
+    )
+    assert res.exception is None or isinstance(res.exception, SystemExit), res.exception
+    assert res.exit_code == 1, res.output
+    assert "no unit finished" in res.output and "unit(s) failed" in res.output
+    assert "judge exploded" in (out / "errors.jsonl").read_text()
+    assert not (out / "results.jsonl").exists()

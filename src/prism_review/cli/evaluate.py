@@ -167,10 +167,13 @@ def evaluate(
             raise typer.Exit(3) from exc
         raise
     console.print(_progress_table(progress, the_judge, t0))
-    written = write_run_outputs(result.out, by_venue=by_venue, html=report)
-    _print_tables(written, by_venue=by_venue)
-    files = ["results.jsonl", "summary.csv", "summary.md"] + (["report.html"] if report else [])
-    console.print(f"wrote {', '.join(files)} in {result.out}/")
+    if (Path(result.out) / "results.jsonl").is_file():
+        written = write_run_outputs(result.out, by_venue=by_venue, html=report)
+        _print_tables(written, by_venue=by_venue)
+        files = ["results.jsonl", "summary.csv", "summary.md"] + (["report.html"] if report else [])
+        console.print(f"wrote {', '.join(files)} in {result.out}/")
+    else:  # every unit failed (or there was nothing to do): no results, so no tables to write
+        console.print(f"[yellow]no results yet[/]: no unit finished, so no summary or report in {result.out}/")
     stats = getattr(the_judge, "stats", None)
     if judge != "offline" and stats is not None and hasattr(stats, "summary"):
         console.print(stats.summary())
