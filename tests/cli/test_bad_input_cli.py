@@ -50,3 +50,9 @@ def test_a_run_where_every_unit_fails_ends_with_a_message_not_a_traceback(tmp_pa
     assert "no unit finished" in res.output and "unit(s) failed" in res.output
     assert "judge exploded" in (out / "errors.jsonl").read_text()
     assert not (out / "results.jsonl").exists()
+
+
+def test_report_on_a_folder_without_results_is_an_error_message(tmp_path):
+    res = CliRunner().invoke(app, ["report", str(tmp_path)])
+    assert res.exit_code == 2 and isinstance(res.exception, SystemExit), res.exception
+    assert "no results log" in res.stderr

@@ -16,10 +16,16 @@ def report(
     """Re-render summary.csv, summary.md and report.html without calling any judge."""
     from prism_review.report import write_run_outputs
 
-    typer.echo(write_run_outputs(run, by_venue=by_venue, html=html).markdown)
+    try:
+        written = write_run_outputs(run, by_venue=by_venue, html=html)
+    except FileNotFoundError as exc:  # not a run folder, or a run in which no unit finished
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from exc
+    typer.echo(written.markdown)
     if html:
         typer.echo(f"report: {run / 'report.html'}")
 
 
 def register(app: typer.Typer) -> None:
+    """Mount ``prism report``."""
     app.command("report")(report)
