@@ -61,3 +61,37 @@ async def test_initial_rating_prediction_on_proreviewer(proreviewer: Path) -> No
     assert raw["pearson"] is None  # a constant prediction has no correlation
     review_level, _ = await run_scores(papers, level="review", predictor="train-mean")
     assert review_level["n_test"] == 6
+
+
+def test_unreadable_inputs_are_left_out_and_named(proreviewer: Path, tmp_path: Path) -> None:
+    import shutil
+
+    from typer.testing import CliRunner
+
+    from prism_review.cli import app
+    from prism_review.data.errors import DataError
+    from prism_review.data.layout import demo_root
+
+    # ProReviewer: a review with a non-numeric rating is skipped by the reader and now reported
+    bad = row("x4", 2026, "Reject", [3])
+    bad["reviews"][0]["initial_rating"] = "high"
+    with (proreviewer / "test.jsonl").open("a", encoding="utf-8") as fh:
+        fh.write(json.dumps(bad) + "\n")
+    problems: list[str] = []
+    papers = load_papers(proreviewer=proreviewer, problems=problems)
+    assert len(papers) == 8 and len(problems) == 1 and "[x4]" in problems[0]
+
+    # a PRISM layout: the paper with a truncated human-review file is left out, not a traceback
+    data = tmp_path / "data"
+    shutil.copytree(demo_root(), data)
+    human = data / "ICLR2024" / "human_reviews" / "0A5o6dCKeK.json"
+    human.write_text(human.read_text()[:400])
+    with pytest.raises(DataError):
+        load_papers(data=data)  # without a problems list the error is raised, as before
+    problems = []
+    papers = load_papers(data=data, problems=problems)
+    assert len(papers) == 20 and "0A5o6dCKeK" not in {p.paper.paper_id for p in papers}
+    assert len(problems) == 1 and "0A5o6dCKeK.json: invalid JSON" in problems[0]
+    res = CliRunner().invoke(app, ["task", "acceptance", "--data", str(data), "--predictor", "majority"])
+    assert res.exit_code == 0, res.output
+    assert "1 input problem(s), left out" in res.stderr and "0A5o6dCKeK.json" in res.stderr

@@ -187,6 +187,8 @@ def _write_outputs(out: Path | None, result: dict[str, Any], rows: list[dict[str
 
 def _papers(data: Path | None, proreviewer: Path | None, venue: list[str] | None, limit: int | None,
             train_fraction: float, seed: int, keep_text: bool = True) -> list[Any]:  # fmt: skip
+    """The task papers; unreadable papers/reviews are left out and each is named on stderr."""
+    from prism_review.data.errors import DataError
     from prism_review.data.layout import demo_root
     from prism_review.tasks.sources import load_papers
 
@@ -194,8 +196,18 @@ def _papers(data: Path | None, proreviewer: Path | None, venue: list[str] | None
         data = demo_root()
     if data is not None and proreviewer is not None:
         raise _fail("give --data or --proreviewer, not both")
-    return load_papers(data=data, proreviewer=proreviewer, venues=venue, limit=limit,
-                       train_fraction=train_fraction, seed=seed, keep_text=keep_text)  # fmt: skip
+    problems: list[str] = []
+    try:
+        papers = load_papers(data=data, proreviewer=proreviewer, venues=venue, limit=limit,
+                             train_fraction=train_fraction, seed=seed, keep_text=keep_text,
+                             problems=problems)  # fmt: skip
+    except DataError as exc:  # the source itself is unreadable
+        raise _fail(str(exc)) from exc
+    if problems:
+        console.print(f"{len(problems)} input problem(s), left out:", style="yellow", markup=False)
+        for msg in problems[:10]:
+            console.print(f"  - {msg}", markup=False, soft_wrap=True)
+    return papers
 
 
 TrainOpt = Annotated[float, typer.Option("--train-fraction", help="PRISM layout: share of papers in the train split")]

@@ -61,8 +61,14 @@ def hash_split(paper_id: str, train_fraction: float, seed: int = 0) -> str:
 def from_layout(
     data_root: Path | str, venues: Sequence[str] | None = None, *, limit: int | None = None,
     manifest: str | None = None, train_fraction: float = 0.5, seed: int = 0,
+    problems: list[str] | None = None,
 ) -> Iterator[TaskPaper]:  # fmt: skip
-    """Papers of a PRISM evaluation layout with their human reviews and a hash split."""
+    """Papers of a PRISM evaluation layout with their human reviews and a hash split.
+
+    A paper whose text or human-review file cannot be read is left out; the reason is appended
+    to ``problems`` (raised as :class:`DataError` when ``problems`` is None).
+    """
+    from prism_review.data.errors import DataError
     from prism_review.data.layout import EvalLayout, find_data_root
 
     layout = EvalLayout(find_data_root(Path(data_root)))
@@ -72,46 +78,61 @@ def from_layout(
             continue
         ids = layout.paper_ids(vid, manifest)
         for pid in ids[:limit] if limit else ids:
-            paper = layout.load_paper(vid, pid)
-            reviews = layout.load_reviews(vid, pid, "human")
+            try:
+                paper = layout.load_paper(vid, pid)
+                reviews = layout.load_reviews(vid, pid, "human")
+            except DataError as exc:
+                if problems is None:
+                    raise
+                problems.append(str(exc))
+                continue
             yield TaskPaper(paper=paper, reviews=reviews, split=hash_split(pid, train_fraction, seed))
 
 
-def from_proreviewer(path: Path | str, *, split: str | None = None, limit: int | None = None) -> Iterator[TaskPaper]:
-    """ProReviewer items (their own train/test splits), ``limit`` papers per split at most."""
+def from_proreviewer(path: Path | str, *, split: str | None = None, limit: int | None = None,
+                     problems: list[str] | None = None) -> Iterator[TaskPaper]:  # fmt: skip
+    """ProReviewer items (their own train/test splits), ``limit`` papers per split at most.
+
+    Rows and reviews the reader skipped are appended to ``problems`` once the stream ends.
+    """
     from prism_review.data.proreviewer import ProReviewerReader
 
     seen: dict[str | None, int] = {}
-    for item in ProReviewerReader(path, split=split):
+    reader = ProReviewerReader(path, split=split)
+    for item in reader:
         k = seen.get(item.split, 0)
         if limit and k >= limit:
             continue
         seen[item.split] = k + 1
         yield TaskPaper(paper=item.paper, reviews=item.reviews, split=item.split)
+    if problems is not None:
+        problems.extend(str(s) for s in reader.skips.skips)
 
 
 def load_papers(
     *, data: Path | str | None = None, proreviewer: Path | str | None = None,
     venues: Sequence[str] | None = None, limit: int | None = None, manifest: str | None = None,
     train_fraction: float = 0.5, seed: int = 0, keep_text: bool = True,
+    problems: list[str] | None = None,
 ) -> list[TaskPaper]:  # fmt: skip
     """Load task papers from exactly one source (``data`` layout or ``proreviewer``).
 
     ``keep_text=False`` drops each paper's full text as it streams in (the baselines need only
     decisions and ratings; ProReviewer's 5,011 markdown papers would otherwise stay in memory).
+    With ``problems`` given, unreadable papers and reviews are left out and described there.
     """
     if (data is None) == (proreviewer is None):
         raise ValueError("give exactly one of a PRISM data folder or a ProReviewer path")
     items: Iterable[TaskPaper]
     if proreviewer is not None:
-        items = from_proreviewer(proreviewer, limit=limit)
+        items = from_proreviewer(proreviewer, limit=limit, problems=problems)
         if venues:
             wanted = {get_venue(v).id for v in venues}
             items = (i for i in items if i.venue in wanted)
     else:
         assert data is not None
         items = from_layout(data, venues, limit=limit, manifest=manifest,
-                            train_fraction=train_fraction, seed=seed)  # fmt: skip
+                            train_fraction=train_fraction, seed=seed, problems=problems)  # fmt: skip
     if keep_text:
         return list(items)
     out = []
