@@ -40,7 +40,7 @@ def test_generate_then_evaluate_scores_with_system(mini_layout: Path, llm_server
                               "--dimension", "depth", "--limit", "2", "--out", str(tmp_path / "run"), "--quiet",
                               "--no-report"])
     assert res.exit_code == 0, res.output
-    assert "| gen_cli |" in res.stdout
+    assert "| gen_cli |" in (tmp_path / "run" / "summary.md").read_text()  # scored, in Table 1
     # the generated ratings (all 6) as a paper-level predictor of the human mean rating
     res = runner.invoke(app, ["task", "scores", "--data", str(mini_layout), "--venue", "ICLR2025",
                               "--predictor", "system", "--system", "gen_cli", "--out", str(tmp_path / "s")])
