@@ -273,16 +273,20 @@ async def test_price_table_override(llm_server, loopback_judge, tmp_path):
 async def test_concurrency_limit_is_respected(llm_server, loopback_judge):
     import threading
 
-    live, peak, lock = [0], [0], threading.Lock()
+    live, peak, cond = [0], [0], threading.Condition()
 
     def responder(body):
         import time
 
-        with lock:
+        with cond:
             live[0] += 1
             peak[0] = max(peak[0], live[0])
+            cond.notify_all()
+            # hold the first replies until three are in flight, so a slow host that sends the
+            # third request late cannot make the limit look lower than it is
+            cond.wait_for(lambda: peak[0] >= 3, timeout=5)
         time.sleep(0.05)
-        with lock:
+        with cond:
             live[0] -= 1
         return GOOD
 
