@@ -39,8 +39,9 @@ def test_validate_evaluate_compare_report(tmp_path):
     for heading in ("Table 1", "## ICLR2024", "## ICML2025", "## NeurIPS2025", "TreeReview", "DeepReview"):
         assert heading in summary
     csv_lines = (out / "summary.csv").read_text().splitlines()
-    assert csv_lines[0] == "dimension,venue,system,metric,label,mean,sd,n"
+    assert csv_lines[0] == "dimension,venue,system,metric,label,mean,sd,n,mode,judge"
     assert any(line.startswith("depth,ICML2025,human,doa,") for line in csv_lines)
+    assert all(line.endswith(",clean,offline") for line in csv_lines[1:])  # which mode made it
     html = (out / "report.html").read_text()
     assert "Browse reviews" in html and "data:image/png;base64" in html
 

@@ -137,10 +137,19 @@ def summarize(
     return out
 
 
-def write_csv(rows: list[SummaryRow], path: Path) -> None:
+def write_csv(
+    rows: list[SummaryRow], path: Path, *, mode: str | None = None, judge: str | None = None
+) -> None:
+    """The summary as CSV; with ``mode``/``judge`` given, every row also says which mode (clean or
+    compat) and judge produced it, so concatenated summaries of several runs stay honest."""
+    tail = [x for x in (mode, judge) if x is not None]
     with open(path, "w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh)
-        w.writerow(["dimension", "venue", "system", "metric", "label", "mean", "sd", "n"])
+        w.writerow(
+            ["dimension", "venue", "system", "metric", "label", "mean", "sd", "n"]
+            + (["mode"] if mode is not None else [])
+            + (["judge"] if judge is not None else [])
+        )
         for r in rows:
             w.writerow(
                 [
@@ -152,6 +161,7 @@ def write_csv(rows: list[SummaryRow], path: Path) -> None:
                     "" if r.mean is None else f"{r.mean:.6f}",
                     "" if r.sd is None else f"{r.sd:.6f}",
                     r.n,
+                    *tail,
                 ]
             )
 

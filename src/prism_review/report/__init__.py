@@ -53,7 +53,9 @@ def write_run_outputs(out: Path, *, by_venue: bool = False, html: bool = True) -
     summary = summarize(rows, dims, by_venue=False)
     if by_venue:
         summary += summarize(rows, dims, by_venue=True)
-    write_csv(summary, out / "summary.csv")
+    judge = (manifest.get("judge") or {}).get("judge") if manifest else None
+    write_csv(summary, out / "summary.csv", mode="compat" if manifest.get("compat") else "clean",
+              judge=str(judge) if judge is not None else None)
     text = write_markdown(summary, dims, out / "summary.md", manifest=manifest)
     if html:
         from prism_review.report.html import write_html
