@@ -95,3 +95,14 @@ def test_unreadable_inputs_are_left_out_and_named(proreviewer: Path, tmp_path: P
     res = CliRunner().invoke(app, ["task", "acceptance", "--data", str(data), "--predictor", "majority"])
     assert res.exit_code == 0, res.output
     assert "1 input problem(s), left out" in res.stderr and "0A5o6dCKeK.json" in res.stderr
+
+
+async def test_unparseable_llm_predictions_are_unscored_not_zero(proreviewer: Path, llm_server, loopback_judge) -> None:
+    llm_server.set_responder(lambda body: "I would rather not answer in JSON.")
+    papers = load_papers(proreviewer=proreviewer)
+    result, preds = await run_acceptance(papers, predictor="llm", judge=loopback_judge())
+    assert result["n_unscored"] == 3 and all(p.pred is None for p in preds)
+    assert result["overall"]["n"] == 0 and result["overall"]["accuracy"] is None
+    result, ts = await run_scores(papers, level="paper", predictor="llm", judge=loopback_judge())
+    assert result["n_unscored"] == 3 and all(t.pred_raw is None for t in ts)
+    assert result["normalised"]["n"] == 0 and result["normalised"]["mae"] is None
