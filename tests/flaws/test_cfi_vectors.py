@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from prism_review.metrics import cfi
-
-from ._vectors import cases, close
+from prism_review.testing.vectors import close
+from prism_review.testing.vectors import vector_cases as cases
 
 
 def _strip_extra(report: dict[str, Any]) -> dict[str, Any]:

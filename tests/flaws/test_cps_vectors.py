@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 
 from prism_review.metrics import cps
-
-from ._vectors import cases, close
+from prism_review.testing.vectors import close
+from prism_review.testing.vectors import vector_cases as cases
 
 
 @pytest.mark.parametrize("case", cases("cps.json"))

@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from prism_review.metrics import perturbation as pm
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from flaws._vectors import cases, close  # noqa: E402
+from prism_review.testing.vectors import close
+from prism_review.testing.vectors import vector_cases as cases
 
 
 @pytest.mark.parametrize("case", cases("perturbation_matching.json"))
