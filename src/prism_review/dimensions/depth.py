@@ -7,8 +7,11 @@ be recomputed from the results log (:func:`metrics_from_row`).
 
 A step the judge could not answer (``unscored``) makes the row unscored with null metrics —
 never 0 — unless the run is in ``compat`` mode, where the original's fallbacks apply (sentence
-split / all Claim-Other / all grounding 0). A review with no text is ``skipped``, as the
-original skipped it.
+split / all Claim-Other / all grounding 0). So does a reply that parsed but could not be used
+even after the step's re-ask: a classification none of whose entries matches a unit, or a
+grounding that scores none of the premises (without this, such a reply would give R_premise
+or S_depth 0 and a DoA of 0 that no reviewer earned). A review with no text is ``skipped``, as
+the original skipped it.
 """
 
 from __future__ import annotations
@@ -116,6 +119,9 @@ class DepthDimension(Dimension):
         if cls is None:
             return [self._unscored(row, "depth.classify", steps)]
         items = cls.classified_arguments
+        if items and not compat and not any(it.matched for it in items):
+            steps[CLASSIFY.name]["error"] = "no entry of the reply matched a unit of the review"
+            return [self._unscored(row, "depth.classify", steps)]
         labelled = [
             {
                 "index": it.index if it.index is not None else k,
@@ -142,6 +148,11 @@ class DepthDimension(Dimension):
             for u in labelled:
                 if is_premise(u, compat=compat):
                     u["grounding_score"] = scores.get(u["index"])
+            if not compat and all(
+                u["grounding_score"] is None for u in labelled if is_premise(u, compat=compat)
+            ):
+                steps[GROUND.name]["error"] = "the reply graded none of the premises"
+                return [self._unscored(row, "depth.ground", steps)]
         row.metrics = dict(review_metrics(labelled, compat=compat))
         row.extracted = {"units": labelled, "steps": steps}
         return [row]
