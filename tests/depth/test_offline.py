@@ -45,7 +45,9 @@ def test_artefacts_small_and_pickle_free() -> None:
     meta = json.loads((d / "model.json").read_text())
     with np.load(d / "weights.npz", allow_pickle=False) as z:
         for h in HEADS:
-            assert z[f"{h}_coef"].shape[1] == len(meta["vocabulary"]) + len(z["dense_scale"])
+            blocks = 3 if meta["heads"][h].get("context") else 1  # own (+ previous, next) unit
+            width = blocks * len(meta["vocabulary"]) + len(z["dense_scale"])
+            assert z[f"{h}_coef"].shape[1] == width
     assert (d / "MODEL_CARD.md").exists()
 
 
@@ -105,3 +107,28 @@ async def test_dimension_offline_row() -> None:
 
 def test_model_loaded_once() -> None:
     assert load_model() is load_model()
+
+
+def test_context_heads_use_the_neighbours_by_hand() -> None:
+    """A contextual head's score = own block + w * previous unit's block + w * next unit's."""
+    model = load_model()
+    ns = len(model.vocab)
+    w = model.context_weight
+    texts = ["The method is novel.", "Table 2 reports 81.3% accuracy.", "Please add ablations."]
+    full = model.scores(texts)
+    alone = [model.scores([t]) for t in texts]  # no neighbours, position features differ
+    for h in HEADS:
+        head = model.heads[h]
+        if not model.meta["heads"][h].get("context"):
+            continue
+
+        def block(text: str, k: int, coef: np.ndarray = head.coef) -> np.ndarray:
+            idx, v = model.sparse_vector(text)
+            return v @ coef[:, k * ns : (k + 1) * ns][:, idx].T
+
+        i = 1
+        own_plus_dense = full[h][i] - w * block(texts[0], 1) - w * block(texts[2], 2)
+        dense = np.asarray(model.dense_part(texts, i)) @ head.coef[:, 3 * ns :].T
+        expected_own = block(texts[i], 0) + head.intercept
+        assert np.allclose(own_plus_dense - dense, expected_own, atol=1e-9)
+        assert not np.allclose(full[h][i], alone[i][h][0])

@@ -129,10 +129,64 @@ def unit_terms(text: str) -> list[str]:
     return word_terms(text) + char_terms(text)
 
 
+#: a section heading at the start of a unit ("- Weaknesses:", "**Pros**", "Minor comments:")
+_SECTION_HEAD = re.compile(
+    r"^\W{0,6}(?P<name>summary|strengths?|weakness(?:es)?|pros|cons|positives?|negatives?"
+    r"|concerns?|questions?|comments?|suggestions?|minor|major|typos?|general discussion"
+    r"|detailed comments|overall)\b[^.:\n]{0,40}(?::|$)",
+    re.I,
+)
+SECTION_KINDS = ("summary", "positive", "negative", "minor", "other")
+_SECTION_OF = {
+    "summary": "summary",
+    "strength": "positive",
+    "strengths": "positive",
+    "pros": "positive",
+    "positive": "positive",
+    "positives": "positive",
+    "weakness": "negative",
+    "weaknesses": "negative",
+    "cons": "negative",
+    "negative": "negative",
+    "negatives": "negative",
+    "concern": "negative",
+    "concerns": "negative",
+    "major": "negative",
+    "minor": "minor",
+    "typo": "minor",
+    "typos": "minor",
+    "question": "minor",
+    "questions": "minor",
+}
+
+
+def section_kind(text: str) -> str | None:
+    """The kind of section a unit opens when it starts with a heading, else None."""
+    m = _SECTION_HEAD.match(text)
+    if m is None:
+        return None
+    return _SECTION_OF.get(m.group("name").lower(), "other")
+
+
+def section_features(texts: Sequence[str], index: int) -> list[float]:
+    """The section the unit sits in (last heading at or before it) and whether it opens one."""
+    kind, dist = None, 0
+    for j in range(index, -1, -1):
+        kind = section_kind(texts[j])
+        if kind is not None:
+            dist = index - j
+            break
+    onehot = [1.0 if kind == k else 0.0 for k in SECTION_KINDS]
+    return onehot + [1.0 if kind is not None and dist == 0 else 0.0, math.log1p(dist) / 4.0]
+
+
+SECTION_NAMES = [f"section_{k}" for k in SECTION_KINDS] + ["section_opens", "section_dist"]
+
+
 def context_hand(texts: Sequence[str], index: int) -> list[float]:
-    """Hand features of the unit plus a few of its neighbours' (previous and next unit)."""
+    """Hand features of the unit, its section and a few of its neighbours' cues."""
     n = len(texts)
-    own = hand_features(texts[index], index, n)
+    own = hand_features(texts[index], index, n) + section_features(texts, index)
     prev = texts[index - 1] if index > 0 else ""
     nxt = texts[index + 1] if index + 1 < n else ""
     extra = [
@@ -143,4 +197,4 @@ def context_hand(texts: Sequence[str], index: int) -> list[float]:
     return own + extra
 
 
-CONTEXT_NAMES: list[str] = HAND_NAMES + ["prev_colon", "next_bullet", "next_because"]
+CONTEXT_NAMES: list[str] = HAND_NAMES + SECTION_NAMES + ["prev_colon", "next_bullet", "next_because"]

@@ -8,6 +8,11 @@ and sentiment features feed four linear heads:
 * ``aspect`` — Soundness / Clarity / Contribution / Other;
 * ``grounding`` — 0 / 1 / 2.
 
+A head may be *contextual* (``meta["heads"][h]["context"]``): its coefficient rows then hold
+three sparse blocks — the unit's own TF-IDF vector, the previous unit's and the next unit's
+(both scaled by ``hyperparameters.context_weight``; zero at the review's edges) — before the
+dense block. The neighbours are the units of the same call, in order.
+
 The artefacts are written by :mod:`prism_review.judge.depth.train` and loaded lazily once per
 process (:func:`load_model`).
 """
@@ -89,10 +94,25 @@ class DepthModel:
             for h in HEADS
         }
         ns = len(self.vocab)
-        # all heads stacked: sparse part transposed for row gathers, dense part as is
-        stacked = np.concatenate([self.heads[h].coef for h in HEADS], axis=0)
-        self._w_sparse = np.ascontiguousarray(stacked[:, :ns].T)  # (ns, K)
-        self._w_dense = stacked[:, ns:]  # (K, nd)
+        self.context_weight = float(meta.get("hyperparameters", {}).get("context_weight", 0.0))
+        own, prev, nxt, dense = [], [], [], []
+        for h in HEADS:
+            c = self.heads[h].coef
+            own.append(c[:, :ns])
+            if meta["heads"][h].get("context"):
+                prev.append(c[:, ns : 2 * ns])
+                nxt.append(c[:, 2 * ns : 3 * ns])
+                dense.append(c[:, 3 * ns :])
+            else:
+                prev.append(np.zeros_like(c[:, :ns]))
+                nxt.append(np.zeros_like(c[:, :ns]))
+                dense.append(c[:, ns:])
+        # all heads stacked: sparse blocks transposed for row gathers, dense part as is
+        # (ns, 3K): own | previous-unit | next-unit blocks side by side, one gather per unit
+        self._w_sparse = np.ascontiguousarray(
+            np.concatenate([np.concatenate(b, axis=0).T for b in (own, prev, nxt)], axis=1)
+        )
+        self._w_dense = np.concatenate(dense, axis=0)  # (K, nd)
         self._b = np.concatenate([self.heads[h].intercept for h in HEADS])
         self._cache: dict[str, tuple[np.ndarray, np.ndarray, list[float]]] = {}
         self._slices: dict[str, slice] = {}
@@ -128,17 +148,30 @@ class DepthModel:
             v = v / np.linalg.norm(v)
         return np.asarray(idx, dtype=np.int64), v
 
+    def dense_part(self, texts: Sequence[str], index: int) -> np.ndarray:
+        """Scaled dense features (hand, section, context cues, sentiment) of unit ``index``."""
+        senti = self._cached(texts[index])[2]
+        return np.asarray(context_hand(texts, index) + senti) * self.dense_scale
+
     def scores(self, texts: Sequence[str]) -> dict[str, np.ndarray]:
         """Decision scores per head, each (m, k), for the units ``texts`` in review order."""
         m = len(texts)
-        total = np.zeros((m, len(self._b)))
+        k = len(self._b)
+        total = np.zeros((m, k))
+        as_prev = np.zeros((m, k))  # unit i's contribution to unit i+1 through the "prev" block
+        as_next = np.zeros((m, k))  # unit i's contribution to unit i-1 through the "next" block
         for i, text in enumerate(texts):
-            idx, v, senti = self._cached(text)
-            dense = np.asarray(context_hand(texts, i) + senti) * self.dense_scale
-            row = self._w_dense @ dense + self._b
+            idx, v, _ = self._cached(text)
+            row = self._w_dense @ self.dense_part(texts, i) + self._b
             if len(idx):
-                row = row + v @ self._w_sparse[idx]
+                part = v @ self._w_sparse[idx]
+                row = row + part[:k]
+                as_prev[i] = part[k : 2 * k]
+                as_next[i] = part[2 * k :]
             total[i] = row
+        if m > 1 and self.context_weight:
+            total[1:] += self.context_weight * as_prev[:-1]
+            total[:-1] += self.context_weight * as_next[1:]
         return {h: total[:, sl] for h, sl in self._slices.items()}
 
     def proba(self, head: str, scores: np.ndarray) -> np.ndarray:

@@ -29,7 +29,7 @@ import scipy.sparse as sp
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import f1_score
-from sklearn.model_selection import StratifiedKFold
+from sklearn.model_selection import GroupKFold, StratifiedKFold
 
 from prism_review.judge.depth import data as D
 from prism_review.judge.depth.features import CONTEXT_NAMES, unit_terms
@@ -37,27 +37,45 @@ from prism_review.judge.depth.model import HEADS, dense_features, save_model
 from prism_review.testing.shared import SHARED
 
 DEFAULT_LABELS = Path(os.environ.get("PRISM_LABELS", f"{SHARED}/data/labels"))
+#: heads that also see the previous and next unit's TF-IDF vectors
+CONTEXT_HEADS = ("argumentative", "role", "aspect")
 DEFAULT_OUT = Path(__file__).resolve().parents[2] / "resources" / "models" / "depth"
 
 
-def _units(reviews: list[D.LabelledReview]) -> tuple[list[str], np.ndarray]:
+def _units(reviews: list[D.LabelledReview]) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """Texts, dense features and review number of every unit of ``reviews``, in order."""
     texts: list[str] = []
     dense: list[list[float]] = []
-    for r in reviews:
+    group: list[int] = []
+    for g, r in enumerate(reviews):
         for i in range(len(r.texts)):
             texts.append(r.texts[i])
             dense.append(dense_features(r.texts, i))
-    return texts, np.asarray(dense)
+            group.append(g)
+    return texts, np.asarray(dense), np.asarray(group, dtype=np.int64)
 
 
-def _lr(c: float) -> LogisticRegression:
-    return LogisticRegression(C=c, max_iter=5000, class_weight="balanced")
+def neighbour(x: sp.csr_matrix, group: np.ndarray, step: int) -> sp.csr_matrix:
+    """Row i of the result is row ``i + step`` of ``x`` when it is in the same review, else 0."""
+    n = x.shape[0]
+    j = np.arange(n) + step
+    ok = (j >= 0) & (j < n)
+    ok[ok] &= group[j[ok]] == group[ok]
+    rows = np.flatnonzero(ok)
+    pick = sp.csr_matrix((np.ones(len(rows)), (rows, j[ok])), shape=(n, n))
+    return (pick @ x).tocsr()
 
 
-def _oof_proba(x: sp.csr_matrix, y: np.ndarray, w: np.ndarray, c: float) -> np.ndarray:
-    """Out-of-fold positive-class probabilities (5 stratified folds, fixed seed)."""
+def _lr(c: float, class_weight: Any = "balanced") -> LogisticRegression:
+    return LogisticRegression(C=c, max_iter=5000, class_weight=class_weight)
+
+
+def _oof_proba(
+    x: sp.csr_matrix, y: np.ndarray, w: np.ndarray, c: float, groups: np.ndarray
+) -> np.ndarray:
+    """Out-of-fold positive-class probabilities (5 folds grouped by review: no context leaks)."""
     out = np.zeros(len(y))
-    for tr, te in StratifiedKFold(5, shuffle=True, random_state=0).split(x, y):
+    for tr, te in GroupKFold(5).split(x, y, groups):
         m = _lr(c).fit(x[tr], y[tr], sample_weight=w[tr])
         out[te] = m.predict_proba(x[te])[:, 1]
     return out
@@ -87,6 +105,7 @@ def train(
     c: dict[str, float],
     substan_weight: dict[str, float],
     dense_weight: float,
+    context_weight: float,
 ) -> dict[str, Any]:
     """Fit all heads, write the artefacts to ``out`` and return the dev report."""
     t0 = time.time()
@@ -98,50 +117,66 @@ def train(
     g_items = D.load_revutil_grounding(labels / "revutil" / "dev.jsonl")
     g_reviews = [D.LabelledReview(str(i), [t], [{"g": g}]) for i, (t, g) in enumerate(g_items)]
 
-    dt_texts, dt_dense = _units(d_train)
-    st_texts, st_dense = _units(s_train)
-    g_texts, g_dense = _units(g_reviews)
+    dt_texts, dt_dense, dt_grp = _units(d_train)
+    st_texts, st_dense, st_grp = _units(s_train)
+    g_texts, g_dense, g_grp = _units(g_reviews)
     vec = TfidfVectorizer(analyzer=unit_terms, min_df=min_df, sublinear_tf=True, dtype=np.float64)
     vec.fit(dt_texts + st_texts + g_texts)
     all_dense = np.vstack([dt_dense, st_dense, g_dense])
     scale = dense_weight / np.maximum(np.abs(all_dense).max(axis=0), 1e-9)
 
-    def feats(texts: list[str], dense: np.ndarray) -> sp.csr_matrix:
-        return sp.hstack([vec.transform(texts), sp.csr_matrix(dense * scale)]).tocsr()
+    def feats(
+        texts: list[str], dense: np.ndarray, grp: np.ndarray, context: bool = False
+    ) -> sp.csr_matrix:
+        x = vec.transform(texts).tocsr()
+        blocks = [x]
+        if context:
+            blocks += [context_weight * neighbour(x, grp, -1), context_weight * neighbour(x, grp, 1)]
+        return sp.hstack(blocks + [sp.csr_matrix(dense * scale)]).tocsr()
 
-    x_dt, x_st, x_g = feats(dt_texts, dt_dense), feats(st_texts, st_dense), feats(g_texts, g_dense)
+    xc_dt = feats(dt_texts, dt_dense, dt_grp, True)
+    xc_st = feats(st_texts, st_dense, st_grp, True)
+    x_g = feats(g_texts, g_dense, g_grp)
     dl = [lab for r in d_train for lab in r.labels]
     sl = [lab["label"] for r in s_train for lab in r.labels]
+    review = np.concatenate([dt_grp, 100_000 + st_grp])  # CV groups: one per review
 
     heads: dict[str, LogisticRegression] = {}
     thresholds: dict[str, float] = {}
-    # argumentative filter: DISAPERE + SubstanReview
-    x = sp.vstack([x_dt, x_st]).tocsr()
+    # argumentative filter: DISAPERE + SubstanReview, with neighbour context
+    x = sp.vstack([xc_dt, xc_st]).tocsr()
     y = np.array([int(lab["argumentative"]) for lab in dl] + [int(v != "none") for v in sl])
     w = np.array([1.0] * len(dl) + [substan_weight["argumentative"]] * len(sl))
     grp = np.array([0] * len(dl) + [1] * len(sl))
-    thresholds["argumentative"] = _best_threshold(_oof_proba(x, y, w, c["argumentative"]), y, grp)
+    thresholds["argumentative"] = _best_threshold(
+        _oof_proba(x, y, w, c["argumentative"], review), y, grp
+    )
     heads["argumentative"] = _lr(c["argumentative"]).fit(x, y, sample_weight=w)
-    # role: Premise (1) vs Claim (0)
+    # role: Premise (1) vs Claim (0), with neighbour context
     di = [i for i, lab in enumerate(dl) if lab["role"]]
     si = [i for i, v in enumerate(sl) if v != "none"]
-    x = sp.vstack([x_dt[di], x_st[si]]).tocsr()
+    x = sp.vstack([xc_dt[di], xc_st[si]]).tocsr()
     y = np.array(
         [int(dl[i]["role"] == "Premise") for i in di] + [int(sl[i] == "evidence") for i in si]
     )
     w = np.array([1.0] * len(di) + [substan_weight["role"]] * len(si))
     grp = np.array([0] * len(di) + [1] * len(si))
-    thresholds["role"] = _best_threshold(_oof_proba(x, y, w, c["role"]), y, grp)
+    thresholds["role"] = _best_threshold(
+        _oof_proba(x, y, w, c["role"], review[di + [len(dl) + i for i in si]]), y, grp
+    )
     heads["role"] = _lr(c["role"]).fit(x, y, sample_weight=w)
     # aspect: evaluative and request sentences of DISAPERE
     ai = [i for i, lab in enumerate(dl) if lab["action"] in ("arg_evaluative", "arg_request")]
     # (the dense cues and position features hurt aspect on dev: they are zeroed for this head,
     # so its dense coefficients are exactly 0)
-    x_asp = x_dt[ai].tolil()
-    x_asp[:, x_dt.shape[1] - all_dense.shape[1] :] = 0.0
-    heads["aspect"] = _lr(c["aspect"]).fit(
-        sp.csr_matrix(x_asp), np.array([dl[i]["aspect"] for i in ai])
-    )
+    x_asp = xc_dt[ai].tolil()
+    x_asp[:, xc_dt.shape[1] - all_dense.shape[1] :] = 0.0
+    y_asp = np.array([dl[i]["aspect"] for i in ai])
+    # balanced class weights, except that the rare Other (3 %) keeps weight 1: balanced it
+    # weighed ~9 and took predictions from the three PRISM aspects (grouped CV on train)
+    asp_w = {k: len(y_asp) / (4 * int((y_asp == k).sum())) for k in np.unique(y_asp)}
+    asp_w["Other"] = min(asp_w.get("Other", 1.0), 1.0)
+    heads["aspect"] = _lr(c["aspect"], asp_w).fit(sp.csr_matrix(x_asp), y_asp)
     # grounding: RevUtil points
     g_y = np.array([g for _, g in g_items])
     heads["grounding"] = _lr(c["grounding"]).fit(x_g, g_y)
@@ -163,6 +198,7 @@ def train(
             "C": c,
             "substan_weight": substan_weight,
             "dense_weight": dense_weight,
+            "context_weight": context_weight,
         },
     }
     for h in HEADS:
@@ -172,7 +208,7 @@ def train(
             classes = ["no", "yes"]
         if h == "role":
             classes = ["Claim", "Premise"]
-        meta["heads"][h] = {"classes": classes}
+        meta["heads"][h] = {"classes": classes, "context": h in CONTEXT_HEADS}
         arrays[f"{h}_coef"] = m.coef_
         arrays[f"{h}_intercept"] = m.intercept_
     meta["vocabulary"] = vocab
@@ -185,9 +221,11 @@ def train(
     diffs = []
     for r in d_train[:20]:
         sk = feats(*_units([r]))
+        skc = feats(*_units([r]), True)
         ours = written.scores(r.texts)
         for h in HEADS:
-            ref = heads[h].decision_function(sk).reshape(len(r.texts), -1)
+            xs = skc if h in CONTEXT_HEADS else sk
+            ref = heads[h].decision_function(xs).reshape(len(r.texts), -1)
             diffs.append(float(np.abs(ref - ours[h]).max()))
     if max(diffs) > 1e-3:
         raise RuntimeError(f"numpy inference differs from scikit-learn by {max(diffs):.2g}")
@@ -270,9 +308,10 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--out", type=Path, default=DEFAULT_OUT)
     ap.add_argument("--min-df", type=int, default=2)
     ap.add_argument("--substan-weight-argumentative", type=float, default=2.0)
-    ap.add_argument("--substan-weight-role", type=float, default=0.5)
+    ap.add_argument("--substan-weight-role", type=float, default=0.25)
     ap.add_argument("--dense-weight", type=float, default=1.0)
-    for h, v in (("argumentative", 1.0), ("role", 1.0), ("aspect", 2.0), ("grounding", 1.0)):
+    ap.add_argument("--context-weight", type=float, default=0.5)
+    for h, v in (("argumentative", 1.0), ("role", 1.0), ("aspect", 1.0), ("grounding", 1.0)):
         ap.add_argument(f"--c-{h}", type=float, default=v)
     ap.add_argument(
         "--write-substan-dev",
@@ -288,7 +327,13 @@ def main(argv: list[str] | None = None) -> None:
     c = {h: getattr(a, f"c_{h}") for h in HEADS}
     sw = {"argumentative": a.substan_weight_argumentative, "role": a.substan_weight_role}
     rep = train(
-        a.labels, a.out, min_df=a.min_df, c=c, substan_weight=sw, dense_weight=a.dense_weight
+        a.labels,
+        a.out,
+        min_df=a.min_df,
+        c=c,
+        substan_weight=sw,
+        dense_weight=a.dense_weight,
+        context_weight=a.context_weight,
     )
     print(json.dumps(rep, indent=1, sort_keys=True))
 
