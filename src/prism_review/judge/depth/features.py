@@ -197,4 +197,6 @@ def context_hand(texts: Sequence[str], index: int) -> list[float]:
     return own + extra
 
 
-CONTEXT_NAMES: list[str] = HAND_NAMES + SECTION_NAMES + ["prev_colon", "next_bullet", "next_because"]
+CONTEXT_NAMES: list[str] = (
+    HAND_NAMES + SECTION_NAMES + ["prev_colon", "next_bullet", "next_because"]
+)

@@ -131,7 +131,10 @@ def train(
         x = vec.transform(texts).tocsr()
         blocks = [x]
         if context:
-            blocks += [context_weight * neighbour(x, grp, -1), context_weight * neighbour(x, grp, 1)]
+            blocks += [
+                context_weight * neighbour(x, grp, -1),
+                context_weight * neighbour(x, grp, 1),
+            ]
         return sp.hstack(blocks + [sp.csr_matrix(dense * scale)]).tocsr()
 
     xc_dt = feats(dt_texts, dt_dense, dt_grp, True)
