@@ -53,3 +53,27 @@ def test_human_per_paper_mean_then_over_papers_nulls_skipped():
     assert header == ["System", "M"]
     assert body[0] == ["Human", "0.600 ± 0.200 (2)"]
     assert body[1] == ["SEA", "0.500 ± 0.000 (1)"]
+
+
+def test_summary_md_says_what_the_tables_leave_out(tmp_path):
+    import json
+
+    from prism_review.pipelines.results import ResultsLog
+    from prism_review.report import write_run_outputs
+
+    log = ResultsLog(tmp_path / "results.jsonl")
+    rows = [
+        ResultRow(dimension="depth", venue="ICLR2024", paper_id="A", system="sea", reviewer_id="LLM_Reviewer",
+                  unit_key="A/sea", metrics={"doa": 0.5}),
+        ResultRow(dimension="depth", venue="ICLR2024", paper_id="B", system="sea", reviewer_id="LLM_Reviewer",
+                  unit_key="B/sea", status="unscored", metrics={"doa": None}, error="depth.ground: unparseable"),
+        ResultRow(dimension="ghost", venue="ICLR2024", paper_id="A", system="sea", reviewer_id="LLM_Reviewer",
+                  unit_key="A/sea/ghost", metrics={"g": 1.0}),
+    ]
+    for r in rows:
+        log.append_unit([r])
+    (tmp_path / "manifest.json").write_text(json.dumps({"dimensions": {"depth": {}, "ghost": {}}}))
+    text = write_run_outputs(tmp_path, html=False).markdown
+    assert "| SEA | 0.500 ± 0.000 (1) |" in text  # the mean is over the scored paper only
+    assert "depth · sea: 1 unscored row(s), excluded from the means" in text
+    assert "dimension 'ghost': not registered in this installation" in text

@@ -210,7 +210,9 @@ def write_markdown(
     path: Path,
     *,
     manifest: dict[str, Any],
+    notes: list[str] | None = None,
 ) -> str:
+    """Write ``summary.md`` (Table 1, one table per dimension and venue, then ``notes``)."""
     judge = manifest.get("judge", {})
     judge_name = judge.get("judge") or judge.get("name") or "?"
     mode = "compat (reproduces the original PRISM code)" if manifest.get("compat") else "clean (spec recommendations)"
@@ -233,6 +235,8 @@ def write_markdown(
     venues = sorted({r.venue for r in summary if r.venue != "ALL"})
     for v in venues:
         parts += [f"## {v}", "", markdown_table(*table(summary, dims, venue=v, headline_only=True)), ""]
+    if notes:
+        parts += ["## Not in the tables", "", *[f"- {n}" for n in notes], ""]
     text = "\n".join(parts)
     path.write_text(text, encoding="utf-8")
     return text

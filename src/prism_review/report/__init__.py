@@ -33,15 +33,31 @@ class RunReport:
         return out
 
 
-def run_dimensions(manifest: dict, rows_dims: set[str]) -> list[Dimension]:
+def run_dimensions(manifest: dict, rows_dims: set[str], missing: list[str] | None = None) -> list[Dimension]:
+    """The registered dimensions of a run; names that are not registered (a plug-in that is not
+    installed here) are appended to ``missing`` so the report can say what it left out."""
     names = list(manifest.get("dimensions", {})) or sorted(rows_dims)
     dims = []
     for n in names:
         try:
             dims.append(get_dimension(n))
         except KeyError:
-            continue
+            if missing is not None:
+                missing.append(n)
     return dims
+
+
+def _notes(rows: list[Any], missing: list[str]) -> list[str]:
+    """What the tables do not show: rows that are not ``ok`` (counted per dimension, system and
+    status) and dimensions that could not be rendered."""
+    counts: dict[tuple[str, str, str], int] = {}
+    for r in rows:
+        if r.status != "ok":
+            key = (r.dimension, r.system, r.status)
+            counts[key] = counts.get(key, 0) + 1
+    notes = [f"{d} · {sy}: {n} {st} row(s), excluded from the means" for (d, sy, st), n in sorted(counts.items())]
+    notes += [f"dimension {m!r}: not registered in this installation, its rows are not shown" for m in missing]
+    return notes
 
 
 def write_run_outputs(out: Path, *, by_venue: bool = False, html: bool = True) -> RunReport:
@@ -49,14 +65,15 @@ def write_run_outputs(out: Path, *, by_venue: bool = False, html: bool = True) -
     out = Path(out)
     manifest = json.loads((out / "manifest.json").read_text()) if (out / "manifest.json").exists() else {}
     rows = read_results(out)
-    dims = run_dimensions(manifest, {r.dimension for r in rows})
+    missing: list[str] = []
+    dims = run_dimensions(manifest, {r.dimension for r in rows}, missing)
     summary = summarize(rows, dims, by_venue=False)
     if by_venue:
         summary += summarize(rows, dims, by_venue=True)
     judge = (manifest.get("judge") or {}).get("judge") if manifest else None
     write_csv(summary, out / "summary.csv", mode="compat" if manifest.get("compat") else "clean",
               judge=str(judge) if judge is not None else None)
-    text = write_markdown(summary, dims, out / "summary.md", manifest=manifest)
+    text = write_markdown(summary, dims, out / "summary.md", manifest=manifest, notes=_notes(rows, missing))
     if html:
         from prism_review.report.html import write_html
 
