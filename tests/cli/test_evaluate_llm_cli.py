@@ -111,3 +111,14 @@ def test_set_option_reaches_the_dimension_and_manifest(tmp_path):
     assert panel and all(r.status == "skipped" and not r.metrics for r in panel)
     bad = CliRunner().invoke(app, ["evaluate", "--set", "novalue", "--out", str(tmp_path / "x")])
     assert bad.exit_code == 2 and "KEY=VALUE" in bad.output
+
+
+def test_evaluate_warns_about_step_settings_that_matched_nothing(llm_server, tmp_path, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-loopback")
+    monkeypatch.setenv("PRISM_STEP__DEPTH_SEGMNET__MAX_TOKENS", "500")  # misspelt
+    llm_server.canned("depth.segment", SEGMENT)
+    llm_server.canned("depth.classify", CLASSIFY)
+    llm_server.canned("depth.ground", GROUND)
+    res = CliRunner().invoke(app, _args(llm_server, tmp_path / "run", tmp_path / "cache"))
+    assert res.exit_code == 0, res.output
+    assert "matched no step of this run" in res.output and "DEPTH_SEGMNET" in res.output

@@ -361,3 +361,14 @@ def test_step_override_to_provider_without_key_fails_at_construction(monkeypatch
     with pytest.raises(ConfigError, match="GEMINI_API_KEY"):
         make_judge("openai-compatible/m@http://127.0.0.1:9/v1", no_cache=True,
                    steps={"novelty": {"model": "gemini/gemini-2.5-flash"}})
+
+
+async def test_misspelt_step_settings_are_reported(llm_server, loopback_judge, tmp_path, monkeypatch):
+    llm_server.set_responder(lambda body: GOOD)
+    config = tmp_path / "prism.toml"
+    config.write_text('[llm.steps."test.lable"]\nmax_tokens = 50\n[llm.steps.test]\ntemperature = 0.0\n')
+    monkeypatch.setenv("PRISM_STEP__TEST_LABEL__MAX_TOKENS", "60")
+    judge = loopback_judge(config_path=config)
+    assert (await judge.run(LabelStep(), LabelIn(text="a"))).ok
+    # the typo applies to no step that ran; the prefix and the environment entry did apply
+    assert judge.unused_step_settings() == ["config file: test.lable"]

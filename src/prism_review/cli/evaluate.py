@@ -177,6 +177,10 @@ def evaluate(
     stats = getattr(the_judge, "stats", None)
     if judge != "offline" and stats is not None and hasattr(stats, "summary"):
         console.print(stats.summary())
+    unused = the_judge.unused_step_settings() if hasattr(the_judge, "unused_step_settings") else []
+    if unused and result.units_done > result.units_skipped:  # steps ran, yet these never applied
+        console.print(f"[yellow]warning:[/] per-step settings that matched no step of this run "
+                      f"(misspelt step name?): {', '.join(unused)}", markup=True, highlight=False)
     console.print(
         f"[green]done[/] in {result.seconds:.1f}s: {result.units_done} units "
         f"({result.units_skipped} resumed, {result.units_failed} failed) → {result.out}/"

@@ -194,6 +194,11 @@ class LLMJudge:
                               error=f"finalize failed: {type(exc).__name__}: {exc}")
         return StepResult(step=step.name, status="ok", output=final, raw=raw)
 
+    def unused_step_settings(self) -> list[str]:
+        """Per-step settings that matched none of the steps this judge has run (a misspelt step
+        name silently does nothing otherwise); call it after a run."""
+        return self.settings.unmatched_steps(self._step_conf)
+
     # -- manifest -------------------------------------------------------------------------
     def describe(self) -> dict[str, Any]:
         """What defines this judge's results, for the run manifest and its config hash.

@@ -48,7 +48,7 @@ from __future__ import annotations
 import json
 import os
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -157,17 +157,19 @@ class Layer:
                     steps.setdefault(parts[0], {})[parts[1].lower()] = value
         return cls("environment", glob, steps)
 
+    def matches(self, prefix: str, step: str) -> bool:
+        """Whether this layer's per-step ``prefix`` applies to ``step``."""
+        if self.name == "environment":
+            env_key = step.upper().replace(".", "_")
+            return env_key == prefix or env_key.startswith(prefix + "_")
+        return step == prefix or step.startswith(prefix + ".")
+
     def step_values(self, step: str) -> dict[str, Any]:
         """This layer's values for ``step``: globals, then prefixes shortest to longest."""
         out = {k: v for k, v in self.globals.items() if k in STEP_FIELDS}
-        env_key = step.upper().replace(".", "_")
         matches = []
         for prefix, values in self.steps.items():
-            if self.name == "environment":
-                hit = env_key == prefix or env_key.startswith(prefix + "_")
-            else:
-                hit = step == prefix or step.startswith(prefix + ".")
-            if hit:
+            if self.matches(prefix, step):
                 matches.append((len(prefix), values))
         for _, values in sorted(matches, key=lambda m: m[0]):
             out.update(values)
@@ -208,6 +210,13 @@ class Settings:
             if i == 0 and step_temperature is not None:
                 out["temperature"] = float(step_temperature)
         return out
+
+    def unmatched_steps(self, steps: Iterable[str]) -> list[str]:
+        """Per-step settings (``layer: prefix``) that apply to none of ``steps`` — typically a
+        misspelt step name in the config file or environment, which would otherwise do nothing."""
+        seen = list(steps)
+        return [f"{layer.name}: {prefix}" for layer in self.layers for prefix in layer.steps
+                if not any(layer.matches(prefix, st) for st in seen)]
 
     def step_models(self) -> set[str]:
         """Every per-step ``model`` override, in any layer."""
