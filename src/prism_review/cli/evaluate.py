@@ -203,13 +203,19 @@ def _print_tables(written: Any, *, by_venue: bool) -> None:
     """Table 1 (and per-venue tables) on stdout, aligned for a terminal."""
     from rich.console import Console as _Console
 
+    from prism_review.pipelines.summary import markdown_table
+
     out = _Console()
     judge = written.manifest.get("judge", {}).get("judge", "?")
     mode = "compat" if written.manifest.get("compat") else "clean"
     for title, header, body in written.tables(by_venue=by_venue):
-        t = Table(title=f"{title} · judge {judge} · mode {mode}", title_justify="left")
+        heading = f"{title} · judge {judge} · mode {mode}"
+        if not out.is_terminal:  # a pipe or a log file: plain markdown, nothing cut
+            typer.echo(f"{heading}\n\n{markdown_table(header, body)}\n")
+            continue
+        t = Table(title=heading, title_justify="left")
         for i, h in enumerate(header):
-            t.add_column(h, justify="left" if i == 0 else "right", no_wrap=True)
+            t.add_column(h, justify="left" if i == 0 else "right", overflow="fold")
         for row in body:
             t.add_row(*row)
         out.print(t)
