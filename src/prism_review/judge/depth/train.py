@@ -106,6 +106,7 @@ def train(
     substan_weight: dict[str, float],
     dense_weight: float,
     context_weight: float,
+    role_context_kept: bool = False,
 ) -> dict[str, Any]:
     """Fit all heads, write the artefacts to ``out`` and return the dev report."""
     t0 = time.time()
@@ -158,7 +159,18 @@ def train(
     # role: Premise (1) vs Claim (0), with neighbour context
     di = [i for i, lab in enumerate(dl) if lab["role"]]
     si = [i for i, v in enumerate(sl) if v != "none"]
-    x = sp.vstack([xc_dt[di], xc_st[si]]).tocsr()
+    xc_role_st = xc_st[si]
+    if role_context_kept:
+        # SubstanReview's role rows see only the other claim/evidence sentences as neighbours:
+        # in the steps, classify gets the units segment kept, not every sentence
+        kept: list[D.LabelledReview] = []
+        for r in s_train:
+            ix = [i for i, lab in enumerate(r.labels) if lab["label"] != "none"]
+            if ix:
+                texts = [r.texts[i] for i in ix]
+                kept.append(D.LabelledReview(r.review_id, texts, [r.labels[i] for i in ix]))
+        xc_role_st = feats(*_units(kept), True)
+    x = sp.vstack([xc_dt[di], xc_role_st]).tocsr()
     y = np.array(
         [int(dl[i]["role"] == "Premise") for i in di] + [int(sl[i] == "evidence") for i in si]
     )
@@ -202,6 +214,7 @@ def train(
             "substan_weight": substan_weight,
             "dense_weight": dense_weight,
             "context_weight": context_weight,
+            "role_context_kept": role_context_kept,
         },
     }
     for h in HEADS:
@@ -314,6 +327,11 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--substan-weight-role", type=float, default=0.25)
     ap.add_argument("--dense-weight", type=float, default=1.0)
     ap.add_argument("--context-weight", type=float, default=0.5)
+    ap.add_argument(
+        "--role-context-kept",
+        action="store_true",
+        help="SubstanReview role rows take only claim/evidence sentences as neighbours",
+    )
     for h, v in (("argumentative", 1.0), ("role", 1.0), ("aspect", 1.0), ("grounding", 1.0)):
         ap.add_argument(f"--c-{h}", type=float, default=v)
     ap.add_argument(
@@ -337,6 +355,7 @@ def main(argv: list[str] | None = None) -> None:
         substan_weight=sw,
         dense_weight=a.dense_weight,
         context_weight=a.context_weight,
+        role_context_kept=a.role_context_kept,
     )
     print(json.dumps(rep, indent=1, sort_keys=True))
 
