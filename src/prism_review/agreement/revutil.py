@@ -60,6 +60,8 @@ async def score_points(rows: list[dict], judge: Judge) -> list[dict[str, Any] | 
         out = res.output
         if not res.ok or out is None or len(out.atomic_comments) != 1:
             return None
+        if out.atomic_comments[0].scores_missing:  # a score the judge never gave is not a 0
+            return None
         return dict(out.atomic_comments[0].model_dump())
 
     return list(await asyncio.gather(*(one(r) for r in rows)))

@@ -105,7 +105,9 @@ class ConstructivenessDimension(Dimension):
             row.metrics = metrics_from_arcs([])
             row.extracted = {"arcs": [], "status": "empty_input"}
             return [row]
-        res = await ctx.run(STEP, ARCInput(review_text=text, reviewer_id=review.reviewer_id))
+        res = await ctx.run(
+            STEP, ARCInput(review_text=text, reviewer_id=review.reviewer_id, compat=ctx.compat)
+        )
         usage.add(res.usage)
         out = res.output
         if not res.ok or out is None or not out.atomic_comments:
@@ -117,6 +119,14 @@ class ConstructivenessDimension(Dimension):
         arcs = [a.model_dump() for a in out.atomic_comments]
         for a in arcs:
             a["anchor_verbatim"] = anchor_is_verbatim(a.get("anchor_quote", ""), text)
-        row.metrics = metrics_from_arcs(arcs)
-        row.extracted = {"arcs": arcs, "status": "success"}
+        # an ARC the judge left without a numeric score is unscored, not 0 (compat: the
+        # reference's 0); it stays in the log, flagged, and out of the metrics
+        scored = arcs if ctx.compat else [a for a in arcs if not a.get("scores_missing")]
+        row.extracted = {"arcs": arcs, "status": "success", "n_arcs_unscored": len(arcs) - len(scored)}
+        if not scored:
+            row.status = "unscored"
+            row.error = "no atomic comment received numeric rubric scores after the re-ask"
+            row.metrics = dict.fromkeys(METRIC_KEYS)
+            return [row]
+        row.metrics = metrics_from_arcs(scored)
         return [row]

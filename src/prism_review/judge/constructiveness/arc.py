@@ -20,11 +20,12 @@ import re
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic.json_schema import SkipJsonSchema
 
 from prism_review.judge.base import ChatMessage, JudgeStep
 from prism_review.judge.constructiveness import prompt
 from prism_review.judge.constructiveness.offline import offline_arcs
-from prism_review.metrics.constructiveness import adaptive_max_tokens, validate_arc
+from prism_review.metrics.constructiveness import DIMENSIONS, adaptive_max_tokens, validate_arc
 
 
 class ARCInput(BaseModel):
@@ -37,6 +38,8 @@ class ARCInput(BaseModel):
     comments: list[str] | None = None
     #: section name given to score-only comments
     comment_section: str = "Unknown"
+    #: reproduce the reference: missing rubric scores are 0 and earn no re-ask
+    compat: bool = False
 
 
 class ARC(BaseModel):
@@ -54,11 +57,24 @@ class ARC(BaseModel):
     D3_justification: int = 0
     D4_solution: int = 0
     D5_tone: int = 0
+    #: rubric scores the judge did not give as numbers (absent, text, null). The reference
+    #: turns them into 0; prism-review re-asks once and otherwise leaves the ARC out of the
+    #: metrics (``--compat`` keeps the reference's 0). Not part of the reply schema.
+    scores_missing: SkipJsonSchema[list[str]] = Field(default_factory=list)
 
     @model_validator(mode="before")
     @classmethod
     def _normalise(cls, data: Any) -> Any:
-        return validate_arc(data) if isinstance(data, dict) else data
+        if not isinstance(data, dict):
+            return data
+        out = validate_arc(data)
+        if "scores_missing" not in data:
+            out["scores_missing"] = [d for d in DIMENSIONS if not _is_number(data.get(d))]
+        return out
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 class ARCOutput(BaseModel):
@@ -124,6 +140,13 @@ class ARCStep(JudgeStep[ARCInput, ARCOutput]):
             )
         if inp.review_text.strip() and not out.atomic_comments:
             return "the review is not empty, so it must yield at least one ARC"
+        missing = [] if inp.compat else [
+            f"{a.arc_id or f'ARC {i}'}: {', '.join(a.scores_missing)}"
+            for i, a in enumerate(out.atomic_comments, start=1)
+            if a.scores_missing
+        ]
+        if missing:
+            return "give every rubric score as an integer 0, 1 or 2; missing for " + "; ".join(missing[:10])
         return None
 
     def finalize(self, inp: ARCInput, out: ARCOutput) -> ARCOutput:
