@@ -173,3 +173,27 @@ async def test_panel_unit_through_llm_with_an_unknown_panel_id(llm_server, loopb
     # zeta (LLM_Reviewer) raised the critical dataset flaw, not the minor motivation one
     assert (m["critical_recall"], m["minor_recall"], m["hallucination_rate"]) == (1.0, 0.0, 0.0)
     assert m["critical_recall_cw"] == 1.0 and m["gt_valid"] == 2
+
+
+async def test_valid_flaw_without_severity_is_reasked(llm_server, loopback_judge):
+    """A flaw judged valid with no usable severity would silently leave the ground truth:
+    Step 2 is re-asked once, stating which flaws need Critical or Minor."""
+    unrated = json.loads(json.dumps(EVALS))
+    unrated["evaluations"]["F01"]["severity"] = "moderate"
+    llm_server.script(
+        json.dumps(GOOD_FLAWS),
+        json.dumps(unrated),  # F01 valid, severity unreadable → check re-ask
+        json.dumps(EVALS),
+        json.dumps(MAP_H1),
+        json.dumps(MAP_H3),
+        json.dumps(MAP_LLM),
+    )
+    dim = get_dimension("flaws")
+    paper, reviews = _data()
+    unit = next(iter(dim.work_units(paper, reviews, ["human", "sea"])))
+    rows = await dim.evaluate(unit, RunContext(loopback_judge()))
+    reqs = llm_server.requests
+    assert len(reqs) == 6
+    assert "F01" in reqs[2].messages[-1]["content"] and "severity" in reqs[2].messages[-1]["content"]
+    m = {r.extracted["pool_id"]: r.metrics for r in rows}
+    assert m["Human_1"]["critical_recall"] == 1.0  # F01 counted as Critical after the re-ask

@@ -144,6 +144,13 @@ class ValidateStep(JudgeStep[ValidateInput, ValidateOutput]):
         missing = [f.flaw_id for f in inp.micro_flaws if f.flaw_id not in out.evaluations]
         if missing:
             return "No evaluation was given for: " + ", ".join(missing) + ". Evaluate every flaw."
+        # a valid flaw needs a severity: without one it would silently leave the ground truth
+        unrated = [fid for fid, ev in out.evaluations.items() if ev.is_valid and ev.severity == "None"]
+        if unrated:
+            return (
+                "These flaws are marked valid but have no severity: " + ", ".join(unrated)
+                + ". Give each valid flaw severity Critical or Minor (None only for invalid flaws)."
+            )
         return None
 
     def max_tokens(self, inp: ValidateInput) -> int | None:
