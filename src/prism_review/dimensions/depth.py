@@ -67,16 +67,7 @@ class DepthDimension(Dimension):
     def work_units(
         self, paper: Paper, reviews: dict[str, list[Review]], systems: list[str]
     ) -> Iterable[WorkUnit]:
-        for system in systems:
-            for review in reviews.get(system, []):
-                yield WorkUnit(
-                    key=f"{paper.venue}/{paper.paper_id}/depth/{system}/{review.reviewer_id}",
-                    venue=paper.venue,
-                    paper_id=paper.paper_id,
-                    system=system,
-                    paper=paper,
-                    reviews=[review],
-                )
+        return self.per_review_units(paper, reviews, systems)
 
     async def evaluate(self, unit: WorkUnit, ctx: RunContext) -> list[ResultRow]:
         review = unit.reviews[0]
