@@ -97,3 +97,18 @@ async def test_other_settings_in_same_folder_are_refused(tmp_path):
     await run_evaluation(_opts(tmp_path, limit=1), judge=OfflineJudge())
     with pytest.raises(RunSettingsError, match="other settings"):
         await run_evaluation(_opts(tmp_path, limit=1, compat=True), judge=OfflineJudge())
+
+
+async def test_dimensions_can_be_added_to_a_run_folder(tmp_path):
+    """A second dimension joins the same run folder; the summary then covers both."""
+    from prism_review.report import write_run_outputs
+
+    out = tmp_path / "run"
+    await run_evaluation(EvalOptions(out=out, dimensions=["toy-count"], limit=2), judge=OfflineJudge())
+    await run_evaluation(EvalOptions(out=out, dimensions=["depth"], limit=2), judge=OfflineJudge())
+    rows = read_results(out)
+    assert {r.dimension for r in rows} == {"toy-count", "depth"}
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert set(manifest["dimensions"]) == {"toy-count", "depth"}
+    written = write_run_outputs(out, html=False)
+    assert {d.name for d in written.dims} == {"toy-count", "depth"}

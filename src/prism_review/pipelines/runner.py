@@ -90,13 +90,13 @@ class RunResult(BaseModel):
     manifest: dict[str, Any]
 
 
-def config_hash(opts: EvalOptions, judge: Judge, dims: list[Dimension]) -> str:
-    """Hash of everything that changes a result (not paths, limits, concurrency, keys)."""
+def config_hash(opts: EvalOptions, judge: Judge) -> str:
+    """Hash of everything that changes a result (not paths, filters, limits, concurrency,
+    keys, nor which dimensions run: dimensions can be added to a run folder one by one)."""
     payload = {
         "judge": judge.describe(),
         "compat": opts.compat,
         "settings": opts.settings,
-        "dimensions": {d.name: d.describe() for d in dims},
     }
     blob = json.dumps(payload, sort_keys=True, default=str)
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
@@ -138,7 +138,7 @@ async def run_evaluation(
         if opts.judge != "offline":
             judge_opts.setdefault("audit_path", out / "audit.jsonl")
         judge = build_judge(opts.model_copy(update={"judge_options": judge_opts}))
-    chash = config_hash(opts, judge, dims)
+    chash = config_hash(opts, judge)
     manifest_path = out / "manifest.json"
     previous = json.loads(manifest_path.read_text()) if manifest_path.exists() else None
     if previous and previous.get("config_hash") != chash:
@@ -155,7 +155,10 @@ async def run_evaluation(
         "judge_spec": opts.judge,
         "compat": opts.compat,
         "settings": opts.settings,
-        "dimensions": {d.name: d.describe() for d in dims},
+        "dimensions": {
+            **(previous or {}).get("dimensions", {}),
+            **{d.name: d.describe() for d in dims},
+        },
         "config_hash": chash,
         "filters": {"venues": opts.venues, "systems": opts.systems, "limit": opts.limit},
     }
