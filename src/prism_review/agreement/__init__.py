@@ -84,21 +84,12 @@ def offline_training_overlap(path: Path) -> str | None:
 
 
 def read_jsonl(path: Path) -> list[dict]:
-    """Read JSON Lines splitting on "\\n" only (texts may hold U+2028/U+2029).
+    """Read a human-labelled JSON Lines file (split on "\\n" only: texts may hold U+2028/U+2029).
 
-    Accepts bare NaN (as Python's json does). A malformed line raises ``ValueError`` naming
-    the file and line number.
+    Accepts bare NaN (as Python's json does). A malformed line raises
+    :class:`~prism_review.data.errors.DataError` naming the file and line number.
     """
-    import json
+    from prism_review.data.jsonl import iter_jsonl
+    from prism_review.data.skips import SkipLog
 
-    rows = []
-    with open(path, encoding="utf-8", newline="") as fh:
-        data = fh.read()
-    for i, line in enumerate(data.split("\n"), start=1):
-        if not line.strip():
-            continue
-        try:
-            rows.append(json.loads(line))
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{path}: line {i} is not valid JSON ({exc.msg})") from exc
-    return rows
+    return [row for _, row in iter_jsonl(path, SkipLog(strict=True))]
