@@ -14,10 +14,8 @@ run, with no duplicates.
 
 from __future__ import annotations
 
-import json
 import os
 from collections import OrderedDict
-from collections.abc import Iterable
 from pathlib import Path
 
 from prism_review.dimensions.base import RESULTS_SCHEMA_VERSION, ResultRow
@@ -44,33 +42,7 @@ class ResultsLog:
     def _load(self) -> None:
         if not self.path.exists():
             return
-        raw = self.path.read_bytes()
-        complete_text = raw[: raw.rfind(b"\n") + 1] if b"\n" in raw else b""
-        torn = len(raw) - len(complete_text)
-        groups: OrderedDict[tuple[str, str], list[ResultRow]] = OrderedDict()
-        for lineno, line in enumerate(complete_text.decode("utf-8").split("\n"), start=1):
-            if not line.strip():
-                continue
-            try:
-                row = ResultRow.model_validate_json(line)
-            except ValueError as exc:
-                raise ResultsLogError(f"{self.path}: line {lineno} is not a result row: {exc}") from exc
-            if row.schema_version != RESULTS_SCHEMA_VERSION:
-                raise ResultsLogError(
-                    f"{self.path}: line {lineno} has schema_version {row.schema_version}, "
-                    f"this prism-review writes {RESULTS_SCHEMA_VERSION}"
-                )
-            groups.setdefault(_unit_id(row), []).append(row)
-        kept: OrderedDict[tuple[str, str], list[ResultRow]] = OrderedDict()
-        dropped = 0
-        for key, rows in groups.items():
-            size = rows[0].unit_size
-            if len(rows) >= size:
-                kept[key] = rows[:size]  # a unit written twice keeps its first copy
-                dropped += len(rows) - size
-            else:
-                dropped += len(rows)
-        self._done = kept
+        self._done, dropped, torn = _complete_units(self.path)
         self.dropped_rows = dropped + (1 if torn else 0)
         if torn or dropped:
             self._rewrite()
@@ -115,36 +87,47 @@ class ResultsLog:
         self._done[key] = rows
 
 
-def read_results(path: Path | str) -> list[ResultRow]:
-    """All complete rows of a results log (a run folder or the ``results.jsonl`` itself)."""
-    p = Path(path)
-    if p.is_dir():
-        p = p / "results.jsonl"
-    if not p.exists():
-        raise FileNotFoundError(f"no results log at {p}")
-    return _readonly_rows(p)
-
-
-def _readonly_rows(p: Path) -> list[ResultRow]:
+def _complete_units(
+    path: Path,
+) -> tuple[OrderedDict[tuple[str, str], list[ResultRow]], int, bool]:
+    """The complete units of a log, in file order; rows dropped (partial or repeated units);
+    whether the last line was torn. Wrong rows and schema versions raise, naming the line."""
+    raw = path.read_bytes()
+    complete = raw[: raw.rfind(b"\n") + 1]
     groups: OrderedDict[tuple[str, str], list[ResultRow]] = OrderedDict()
-    with open(p, encoding="utf-8", newline="") as fh:
-        text = fh.read()
-    lines = text.split("\n")
-    if lines and lines[-1] and not text.endswith("\n"):
-        lines = lines[:-1]  # torn tail
-    for lineno, line in enumerate(lines, start=1):
+    for lineno, line in enumerate(complete.decode("utf-8").split("\n"), start=1):
         if not line.strip():
             continue
         try:
             row = ResultRow.model_validate_json(line)
         except ValueError as exc:
-            raise ResultsLogError(f"{p}: line {lineno} is not a result row: {exc}") from exc
+            raise ResultsLogError(f"{path}: line {lineno} is not a result row: {exc}") from exc
+        if row.schema_version != RESULTS_SCHEMA_VERSION:
+            raise ResultsLogError(
+                f"{path}: line {lineno} has schema_version {row.schema_version}, "
+                f"this prism-review writes {RESULTS_SCHEMA_VERSION}"
+            )
         groups.setdefault(_unit_id(row), []).append(row)
-    return [r for rows in groups.values() if len(rows) >= rows[0].unit_size for r in rows[: rows[0].unit_size]]
+    kept: OrderedDict[tuple[str, str], list[ResultRow]] = OrderedDict()
+    dropped = 0
+    for key, rows in groups.items():
+        size = rows[0].unit_size
+        if len(rows) >= size:
+            kept[key] = rows[:size]  # a unit written twice keeps its first copy
+            dropped += len(rows) - size
+        else:
+            dropped += len(rows)
+    return kept, dropped, len(complete) < len(raw)
 
 
-def write_jsonl(path: Path, items: Iterable[dict]) -> None:
-    """Write plain dicts as JSON Lines (UTF-8)."""
-    with open(path, "w", encoding="utf-8") as fh:
-        for item in items:
-            fh.write(json.dumps(item, ensure_ascii=False) + "\n")
+def read_results(path: Path | str) -> list[ResultRow]:
+    """All complete rows of a results log (a run folder or the ``results.jsonl`` itself).
+
+    Read-only: unlike :class:`ResultsLog`, it never rewrites the file.
+    """
+    p = Path(path)
+    if p.is_dir():
+        p = p / "results.jsonl"
+    if not p.exists():
+        raise FileNotFoundError(f"no results log at {p}")
+    return [r for rows in _complete_units(p)[0].values() for r in rows]
