@@ -20,9 +20,7 @@ def _progress_table(progress: Any, judge: Any, t0: float) -> Table:
     stats = getattr(judge, "stats", None)
 
     def stat(name: str) -> Any:
-        if stats is None:
-            return 0
-        return stats.get(name, 0) if isinstance(stats, dict) else getattr(stats, name, 0)
+        return getattr(stats, name, 0) if stats is not None else 0
 
     t = Table.grid(padding=(0, 2))
     elapsed = time.perf_counter() - t0
@@ -175,7 +173,7 @@ def evaluate(
     else:  # every unit failed (or there was nothing to do): no results, so no tables to write
         console.print(f"[yellow]no results yet[/]: no unit finished, so no summary or report in {result.out}/")
     stats = getattr(the_judge, "stats", None)
-    if judge != "offline" and stats is not None and hasattr(stats, "summary"):
+    if stats is not None:  # LLM judges only
         console.print(stats.summary())
     unused = the_judge.unused_step_settings() if hasattr(the_judge, "unused_step_settings") else []
     if unused and result.units_done > result.units_skipped:  # steps ran, yet these never applied

@@ -154,6 +154,10 @@ class Dimension(ABC):
                     reviews=[review],
                 )
 
+    def summary_system(self, row: ResultRow) -> str | None:
+        """The summary group of a row (default: its system); None leaves the row out."""
+        return row.system
+
     def describe(self) -> dict[str, Any]:
         """Dimension settings to record in the run manifest."""
         return {"human_aggregation": self.human_aggregation}

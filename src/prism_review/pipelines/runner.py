@@ -108,14 +108,6 @@ def build_judge(opts: EvalOptions) -> Judge:
     return make_judge(opts.judge, **opts.judge_options)  # type: ignore[no-any-return]
 
 
-def _meta(layout: Any, venue: str, paper_id: str) -> dict[str, Any]:
-    try:
-        meta: dict[str, Any] = dict(layout.paper_meta(venue, paper_id))
-    except (AttributeError, FileNotFoundError):
-        meta = {}
-    return meta
-
-
 async def run_evaluation(
     opts: EvalOptions,
     *,
@@ -176,7 +168,7 @@ async def run_evaluation(
 
     venues = [v for v in layout.venues() if not opts.venues or v in _norm_venues(opts.venues)]
     load_errors: list[dict[str, Any]] = []
-    work: list[tuple[Dimension, WorkUnit, dict[str, Any]]] = []
+    work: list[tuple[Dimension, WorkUnit]] = []
     for venue in venues:
         ids = layout.paper_ids(venue)
         if opts.limit is not None:
@@ -186,7 +178,7 @@ async def run_evaluation(
         for pid in ids:
             try:
                 paper = layout.load_paper(venue, pid)
-                meta = _meta(layout, venue, pid)
+                meta = dict(layout.paper_meta(venue, pid))
             except DataError as exc:  # the paper cannot be read: skip it, say why, go on
                 load_errors.append(_load_error(venue, pid, None, exc))
                 continue
@@ -201,7 +193,7 @@ async def run_evaluation(
             for dim in dims:
                 for unit in dim.work_units(paper, reviews, systems):
                     unit.extra.setdefault("meta", meta)
-                    work.append((dim, unit, meta))
+                    work.append((dim, unit))
 
     for problem in getattr(layout, "problems", []):
         load_errors.append(_load_error("", "", None, problem))
@@ -212,11 +204,11 @@ async def run_evaluation(
                 fh.write(json.dumps(err) + "\n")
         log(f"{len(load_errors)} input problem(s): the reviews concerned are skipped (see errors.jsonl)")
     progress.units_total = len(work)
-    pending = [(d, u, m) for d, u, m in work if not results.is_done(d.name, u.key)]
+    pending = [(d, u) for d, u in work if not results.is_done(d.name, u.key)]
     progress.units_skipped = len(work) - len(pending)
     progress.units_done = progress.units_skipped
     per_paper_left: dict[tuple[str, str], int] = {}
-    for _, u, _ in pending:
+    for _, u in pending:
         per_paper_left[(u.venue, u.paper_id)] = per_paper_left.get((u.venue, u.paper_id), 0) + 1
     progress.papers_done = progress.papers_total - len(per_paper_left)
     progress.update()
@@ -230,7 +222,7 @@ async def run_evaluation(
     stop = asyncio.Event()
     failed = 0
 
-    async def one(dim: Dimension, unit: WorkUnit, meta: dict[str, Any]) -> None:
+    async def one(dim: Dimension, unit: WorkUnit) -> None:
         nonlocal failed
         if stop.is_set():
             return
@@ -261,7 +253,7 @@ async def run_evaluation(
                 progress.update()
                 return
             for row in rows:
-                _stamp(row, dim, unit, meta, judge, opts, chash)
+                _stamp(row, dim, unit, judge, opts, chash)
             results.append_unit(rows)
             progress.units_done += 1
             key = (unit.venue, unit.paper_id)
@@ -271,7 +263,7 @@ async def run_evaluation(
             progress.update()
 
     manifest_path.write_text(json.dumps(manifest, indent=2, default=str))
-    tasks = [asyncio.create_task(one(d, u, m)) for d, u, m in pending]
+    tasks = [asyncio.create_task(one(d, u)) for d, u in pending]
     try:
         if tasks:
             await asyncio.gather(*tasks)
@@ -323,14 +315,9 @@ def _load_error(venue: str, paper_id: str, system: str | None, exc: DataError) -
 
 
 def _judge_stats(judge: Judge) -> dict[str, Any]:
+    """The LLM judge's live totals (the offline judge keeps none)."""
     stats = getattr(judge, "stats", None)
-    if stats is None:
-        return {}
-    if isinstance(stats, BaseModel):
-        return stats.model_dump()
-    if isinstance(stats, dict):
-        return dict(stats)
-    return {k: v for k, v in vars(stats).items() if not k.startswith("_")}
+    return dict(stats.as_dict()) if stats is not None else {}
 
 
 def _is_fatal(exc: BaseException) -> bool:
@@ -346,14 +333,13 @@ def _stamp(
     row: ResultRow,
     dim: Dimension,
     unit: WorkUnit,
-    meta: dict[str, Any],
     judge: Judge,
     opts: EvalOptions,
     chash: str,
 ) -> None:
     row.dimension = dim.name
     row.unit_key = unit.key
-    row.meta = {**meta, **row.meta}
+    row.meta = {**unit.extra.get("meta", {}), **row.meta}
     row.judge = judge.name
     row.mode = "compat" if opts.compat else "clean"
     row.config_hash = chash

@@ -73,13 +73,6 @@ def describe(values: Iterable[float]) -> Stat:
     return Stat(mean=m, sd=sd, n=len(vals))
 
 
-def summary_system(dim: Dimension | None, row: ResultRow) -> str | None:
-    """The summary group of a row (the dimension may rename or exclude rows)."""
-    if dim is not None and hasattr(dim, "summary_system"):
-        return dim.summary_system(row)  # type: ignore[no-any-return]
-    return row.system
-
-
 def per_paper_values(
     rows: Iterable[ResultRow], dim: Dimension | None, metric: str, by_venue: bool
 ) -> dict[tuple[str, str], dict[tuple[str, str], float]]:
@@ -94,7 +87,7 @@ def per_paper_values(
         fv = float(v)
         if math.isnan(fv):
             continue
-        system = summary_system(dim, row)
+        system = dim.summary_system(row) if dim is not None else row.system
         if system is None:
             continue
         venue = row.venue if by_venue else "ALL"
