@@ -99,6 +99,17 @@ async def test_other_settings_in_same_folder_are_refused(tmp_path):
         await run_evaluation(_opts(tmp_path, limit=1, compat=True), judge=OfflineJudge())
 
 
+async def test_other_offline_model_files_are_refused(tmp_path, monkeypatch):
+    """A run folder made with other bundled model files is not resumed with these ones."""
+    from prism_review.judge import base as judge_base
+
+    assert OfflineJudge().describe()["models"] == judge_base.offline_models_fingerprint()
+    await run_evaluation(_opts(tmp_path, limit=1), judge=OfflineJudge())
+    monkeypatch.setattr(judge_base, "offline_models_fingerprint", lambda: "0123456789abcdef")
+    with pytest.raises(RunSettingsError, match="other settings"):
+        await run_evaluation(_opts(tmp_path, limit=1), judge=OfflineJudge())
+
+
 async def test_dimensions_can_be_added_to_a_run_folder(tmp_path):
     """A second dimension joins the same run folder; the summary then covers both."""
     from prism_review.report import write_run_outputs

@@ -20,7 +20,11 @@ calling a model.
 
 from __future__ import annotations
 
+import functools
+import hashlib
 from abc import ABC, abstractmethod
+from importlib import resources
+from pathlib import Path
 from typing import Any, ClassVar, Generic, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel, Field
@@ -125,4 +129,17 @@ class OfflineJudge:
         return StepResult(step=step.name, status="ok", output=out)
 
     def describe(self) -> dict[str, Any]:
-        return {"judge": "offline"}
+        # the bundled models' fingerprint: a run folder made with other model files is not
+        # resumed with these (the runner refuses a run whose config hash differs)
+        return {"judge": "offline", "models": offline_models_fingerprint()}
+
+
+@functools.lru_cache(maxsize=1)
+def offline_models_fingerprint() -> str:
+    """Short sha256 over the names and bytes of every file under ``resources/models``."""
+    root = Path(str(resources.files("prism_review") / "resources" / "models"))
+    h = hashlib.sha256()
+    for f in sorted(p for p in root.rglob("*") if p.is_file() and p.suffix != ".md"):
+        h.update(f.relative_to(root).as_posix().encode())
+        h.update(f.read_bytes())
+    return h.hexdigest()[:16]
