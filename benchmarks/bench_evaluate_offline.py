@@ -2,7 +2,8 @@
 
 Each dimension runs in a fresh run folder (no resume) in this process after one warm-up pass
 (which loads the offline models and builds the novelty index), so the figure is steady-state
-judge + metric time. Prints reviews/second (rows written per second) and units/second.
+judge + metric time. The DoA encoder's per-sentence cache is emptied before every timed run,
+so no sentence vector computed in the warm-up is reused. Prints reviews/second (rows written per second) and units/second.
 
     .venv/bin/python benchmarks/bench_evaluate_offline.py [--repeat 3] [--data DATA_ROOT]
 """
@@ -18,6 +19,7 @@ import time
 from pathlib import Path
 
 from prism_review.judge.base import OfflineJudge
+from prism_review.judge.depth.encoder import load_encoder
 from prism_review.pipelines.results import read_results
 from prism_review.pipelines.runner import EvalOptions, run_evaluation
 
@@ -35,18 +37,28 @@ def main() -> None:
     print(f"{'dimension':<18}{'units':>7}{'rows':>7}{'seconds':>10}{'rows/s':>10}{'units/s':>10}")
     for dim in DIMENSIONS:
         # warm-up: models, index, imports
-        asyncio.run(run_evaluation(EvalOptions(data=args.data, out=tmp / f"warm-{dim}", dimensions=[dim]),
-                                   judge=OfflineJudge()))
+        asyncio.run(
+            run_evaluation(
+                EvalOptions(data=args.data, out=tmp / f"warm-{dim}", dimensions=[dim]),
+                judge=OfflineJudge(),
+            )
+        )
         times = []
         for i in range(args.repeat):
             out = tmp / f"{dim}-{i}"
+            load_encoder()._cache.clear()
             t0 = time.perf_counter()
-            res = asyncio.run(run_evaluation(EvalOptions(data=args.data, out=out, dimensions=[dim]),
-                                             judge=OfflineJudge()))
+            res = asyncio.run(
+                run_evaluation(
+                    EvalOptions(data=args.data, out=out, dimensions=[dim]), judge=OfflineJudge()
+                )
+            )
             times.append(time.perf_counter() - t0)
         rows = len(read_results(out))
         med = statistics.median(times)
-        print(f"{dim:<18}{res.units_done:>7}{rows:>7}{med:>10.2f}{rows / med:>10.1f}{res.units_done / med:>10.1f}")
+        print(
+            f"{dim:<18}{res.units_done:>7}{rows:>7}{med:>10.2f}{rows / med:>10.1f}{res.units_done / med:>10.1f}"
+        )
 
 
 if __name__ == "__main__":

@@ -41,7 +41,12 @@ def _dir() -> Path:
 def test_artefacts_small_and_pickle_free() -> None:
     d = _dir()
     total = sum(p.stat().st_size for p in d.iterdir())
-    assert total < 5_000_000
+    assert total < 30_000_000  # int8 three-layer encoder (~17 MB) + tokenizer + linear heads
+    enc = json.loads((d / "encoder.json").read_text())
+    with np.load(d / "encoder_heads.npz", allow_pickle=False) as z:
+        width = 3 * enc["dim"]  # own | contextualised | call mean
+        for h, classes in enc["classes"].items():
+            assert z[f"head.{h}.weight"].shape == (len(classes), width)
     meta = json.loads((d / "model.json").read_text())
     with np.load(d / "weights.npz", allow_pickle=False) as z:
         for h in HEADS:

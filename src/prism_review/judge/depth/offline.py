@@ -1,16 +1,22 @@
-"""The offline DoA judge: sentence segmentation + the trained linear model (:mod:`.model`).
+"""The offline DoA judge: sentence segmentation + the fine-tuned sentence encoder + a linear head.
 
 * segment: the review's sentences (:func:`prism_review.text.sentence_spans`), minus headings,
-  score lines and other non-argumentative sentences (the model's ``argumentative`` head,
+  score lines and other non-argumentative sentences (the encoder's ``argumentative`` head,
   trained on DISAPERE structuring/social/other and SubstanReview's unlabelled sentences);
-* classify: the ``role`` and ``aspect`` heads over the units in review order;
-* ground: the ``grounding`` head (trained on RevUtil grounding_specificity) per premise.
+* classify: the encoder's ``role`` and ``aspect`` heads over the units in review order
+  (:mod:`.encoder`: each unit sees its neighbours);
+* ground: the linear ``grounding`` head (:mod:`.model`, trained on RevUtil
+  grounding_specificity) per premise.
 """
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Callable
+from typing import Any, TypeVar
 
+from prism_review.judge.depth.encoder import load_encoder
 from prism_review.judge.depth.model import load_model
 from prism_review.judge.depth.steps import (
     ClassifiedItem,
@@ -31,6 +37,33 @@ _SCORE_LINE = re.compile(
     r"|overall|score|recommendation)\s*\**\s*[:=]",
     re.I,
 )
+
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+@functools.lru_cache(maxsize=1)
+def _blas() -> Any:
+    from threadpoolctl import ThreadpoolController
+
+    return ThreadpoolController()
+
+
+def single_threaded_blas(fn: _F) -> _F:
+    """Run ``fn`` with one BLAS thread.
+
+    The judge's matrices are small. A multi-threaded BLAS leaves its threads spinning after
+    each call, and they take the CPU from the encoder's onnxruntime runs. On DISAPERE dev this
+    wrapper took the DoA pipeline from 32 to 49 reviews/s on 2 cores
+    (``benchmarks/bench_depth_offline.py``).
+    """
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        with _blas().limit(limits=1, user_api="blas"):
+            return fn(*args, **kwargs)
+
+    return wrapper  # type: ignore[return-value]
 
 
 def is_structural(text: str) -> bool:
@@ -81,6 +114,7 @@ def review_units(review_text: str) -> list[tuple[str, str | None]]:
     return out
 
 
+@single_threaded_blas
 def segment(review_text: str, sentences: list[str] | None = None) -> SegmentOutput:
     """Argumentative units of a review, or the argumentative subset of given ``sentences``.
 
@@ -95,9 +129,8 @@ def segment(review_text: str, sentences: list[str] | None = None) -> SegmentOutp
     texts = [t for t, _ in pairs]
     if not texts:
         return SegmentOutput(arguments=[])
-    model = load_model()
-    p_arg = model.proba("argumentative", model.scores(texts)["argumentative"])[:, 1]
-    t_arg = model.thresholds.get("argumentative", 0.5)
+    p_arg = load_encoder().probabilities(texts)["argumentative"][:, 1]
+    t_arg = 0.5
     keep: list[SegmentItem] = []
     for i, ((text, section), p) in enumerate(zip(pairs, p_arg, strict=True)):
         if is_structural(text):
@@ -110,15 +143,16 @@ def segment(review_text: str, sentences: list[str] | None = None) -> SegmentOutp
     return SegmentOutput(arguments=keep)
 
 
+@single_threaded_blas
 def classify(units: list[Unit]) -> ClassifyOutput:
     """Role and aspect of each unit (context: the units in the given order)."""
     texts = [u.text for u in units]
     if not texts:
         return ClassifyOutput(classified_arguments=[])
-    model = load_model()
-    sc = model.scores(texts)
-    roles = model.predict("role", sc["role"])
-    aspects = model.predict("aspect", sc["aspect"])
+    enc = load_encoder()
+    p = enc.probabilities(texts)
+    roles = enc.predict("role", p["role"])
+    aspects = enc.predict("aspect", p["aspect"])
     return ClassifyOutput(
         classified_arguments=[
             ClassifiedItem(index=u.index, argument=u.text, role=r, aspect=a)
@@ -127,6 +161,7 @@ def classify(units: list[Unit]) -> ClassifyOutput:
     )
 
 
+@single_threaded_blas
 def ground(premises: list[Unit]) -> GroundOutput:
     """Grounding 0/1/2 of each premise, judged on its own text."""
     model = load_model()

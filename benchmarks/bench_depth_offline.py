@@ -1,0 +1,78 @@
+"""Reviews/second of the offline Depth-of-Analysis judge on real reviews (DISAPERE dev).
+
+Each review goes through the whole DoA dimension as `prism evaluate` runs it (segment →
+classify → ground → metrics) with the offline judge, one review at a time. The models are
+loaded before timing (load time is printed apart); the encoder's per-sentence cache is
+emptied before every timed pass, so no sentence vector is reused from an earlier pass.
+
+    .venv/bin/python benchmarks/bench_depth_offline.py [--repeat 3] [--file DISAPERE.jsonl]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import statistics
+import time
+from pathlib import Path
+
+from prism_review.dimensions.base import RunContext, get_dimension
+from prism_review.judge.base import OfflineJudge
+from prism_review.judge.depth.data import load_disapere
+from prism_review.judge.depth.encoder import load_encoder
+from prism_review.judge.depth.model import load_model
+from prism_review.records import Paper, Review, Section
+from prism_review.testing.shared import DATA
+
+
+async def _pass(units: list, dim, judge: OfflineJudge) -> int:  # type: ignore[no-untyped-def]
+    rows = 0
+    for unit in units:
+        rows += len(await dim.evaluate(unit, RunContext(judge)))
+    return rows
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--file", type=Path, default=DATA / "labels" / "disapere" / "dev.jsonl")
+    args = ap.parse_args()
+    reviews = load_disapere(args.file)
+    dim = get_dimension("depth")
+    units = []
+    for r in reviews:
+        paper = Paper(paper_id=r.review_id, venue="ICLR2024")
+        review = Review(
+            paper_id=r.review_id,
+            venue="ICLR2024",
+            system="human",
+            reviewer_id="Human_1",
+            sections=[Section(name="Review", text=r.full_text)],
+        )
+        units.extend(dim.work_units(paper, {"human": [review]}, ["human"]))
+    t0 = time.perf_counter()
+    load_model()
+    enc = load_encoder()
+    print(
+        f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; "
+        f"models loaded in {time.perf_counter() - t0:.2f} s"
+    )
+    judge = OfflineJudge()
+    times = []
+    for _ in range(args.repeat):
+        enc._cache.clear()
+        t0 = time.perf_counter()
+        rows = asyncio.run(_pass(units, dim, judge))
+        times.append(time.perf_counter() - t0)
+    med = statistics.median(times)
+    n_sent = sum(len(r.texts) for r in reviews)
+    print(
+        f"{len(reviews)} reviews ({n_sent} sentences, {rows} result rows): "
+        f"median {med:.2f} s over {args.repeat} passes → {len(reviews) / med:.1f} reviews/s, "
+        f"{n_sent / med:.0f} sentences/s"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,172 @@
+"""The offline DoA judge's sentence encoder: a fine-tuned small transformer run with onnxruntime.
+
+A three-layer cut of all-MiniLM-L6-v2, fine-tuned on the human labels (see the model card),
+turns each unit into a 384-d mean-pooled vector (ONNX graph, int8 weights, ``encoder.onnx``).
+The units of one call are then read in order by a small context module — residual width-3
+convolutions over the sequence of unit vectors, so each unit sees its neighbours, plus the
+mean vector of the whole call — and three linear heads give, per unit:
+
+* ``argumentative`` — P(the sentence is an argumentative unit);
+* ``role`` — P(Claim), P(Premise);
+* ``aspect`` — P(Soundness), P(Clarity), P(Contribution), P(Other).
+
+Only numpy, ``tokenizers`` and ``onnxruntime`` run here (no torch). The artefacts are written
+by :mod:`prism_review.judge.depth.train_encoder` and loaded lazily once per process.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import OrderedDict
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from prism_review.judge.depth.model import MODEL_DIR
+
+ENCODER_FILE = "encoder.onnx"
+TOKENIZER_FILE = "tokenizer.json"
+ENCODER_META = "encoder.json"
+ENCODER_HEADS = "encoder_heads.npz"
+#: sentence vectors kept per process (segment and classify see the same sentences)
+CACHE_SIZE = 20_000
+
+
+def _gelu(x: np.ndarray) -> np.ndarray:
+    """Exact (erf) GELU, as torch's default."""
+    from scipy.special import erf
+
+    return (0.5 * x * (1.0 + erf(x / np.float32(np.sqrt(2.0))))).astype(np.float32)
+
+
+def _softmax(z: np.ndarray) -> np.ndarray:
+    z = z - z.max(axis=1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def stack_taps(weight: np.ndarray) -> np.ndarray:
+    """A Conv1d weight (out, in, 3) as one (3·in, out) matrix: previous, own, next unit."""
+    return np.vstack([weight[:, :, k].T for k in range(3)]).astype(np.float32)
+
+
+def contextualise(e: np.ndarray, convs: Sequence[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
+    """[own | contextualised | call mean] rows for one call's unit vectors ``e`` (n × d).
+
+    Each layer is ``x + gelu(conv3(x))`` over the unit sequence with zero padding at the
+    ends; ``weight`` has torch's Conv1d layout (out, in, 3). The last block is the mean of
+    all the call's unit vectors (what kind of review this is), the same on every row.
+    """
+    return contextualise_stacked(e, [(stack_taps(w), b) for w, b in convs])
+
+
+def contextualise_stacked(
+    e: np.ndarray, layers: Sequence[tuple[np.ndarray, np.ndarray]]
+) -> np.ndarray:
+    """:func:`contextualise` with each layer's weight already in :func:`stack_taps` form."""
+    x = e.astype(np.float32)
+    n = len(e)
+    zero = np.zeros((1, x.shape[1]), np.float32)
+    for taps_weight, bias in layers:
+        padded = np.vstack([zero, x, zero])
+        taps = np.hstack([padded[0:n], padded[1 : n + 1], padded[2 : n + 2]])
+        x = x + _gelu(taps @ taps_weight + bias)
+    mean = np.repeat(e.mean(axis=0, keepdims=True), n, axis=0)
+    return np.concatenate([e, x, mean], axis=1)
+
+
+class SentenceEncoder:
+    """Tokenizer + ONNX encoder + context module + heads, from one artefact directory."""
+
+    def __init__(self, path: Path) -> None:
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+
+        self.meta: dict[str, Any] = json.loads((path / ENCODER_META).read_text("utf-8"))
+        self.max_length = int(self.meta["max_length"])
+        self.tokenizer = Tokenizer.from_file(str(path / TOKENIZER_FILE))
+        self.tokenizer.enable_truncation(self.max_length)
+        self.tokenizer.no_padding()
+        # sentences are short: two single-threaded runs side by side beat one two-threaded run
+        self.workers = int(self.meta.get("threads", 2))
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = 1
+        opts.inter_op_num_threads = 1
+        opts.log_severity_level = 3
+        self.session = ort.InferenceSession(
+            str(path / ENCODER_FILE), opts, providers=["CPUExecutionProvider"]
+        )
+        with np.load(path / ENCODER_HEADS, allow_pickle=False) as z:
+            arrays = {k: z[k] for k in z.files}
+        self.convs = [
+            (arrays[f"ctx.{i}.weight"], arrays[f"ctx.{i}.bias"])
+            for i in range(int(self.meta["context_layers"]))
+        ]
+        self._stacked = [(stack_taps(w), b) for w, b in self.convs]
+        self.heads = {
+            h: (arrays[f"head.{h}.weight"], arrays[f"head.{h}.bias"]) for h in self.meta["classes"]
+        }
+        self.classes: dict[str, list[str]] = self.meta["classes"]
+        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._executor: ThreadPoolExecutor | None = None
+
+    def _encode(self, texts: list[str]) -> np.ndarray:
+        """Mean-pooled vectors of ``texts``, one sentence per run.
+
+        One at a time on purpose: the int8 graph quantises activations per run, so a batch
+        would make a sentence's vector depend on its batch-mates (and a resumed run could
+        differ from an uninterrupted one).
+        """
+
+        def run(ids: list[int]) -> np.ndarray:
+            x = np.asarray([ids], dtype=np.int64)
+            return self.session.run(None, {"ids": x, "mask": np.ones_like(x)})[0][0]
+
+        encs = [e.ids for e in self.tokenizer.encode_batch(texts)]
+        if len(encs) == 1 or self.workers == 1:
+            return np.vstack([run(ids) for ids in encs])
+        return np.vstack(list(self._pool().map(run, encs)))
+
+    def _pool(self) -> ThreadPoolExecutor:
+        if self._executor is None:
+            self._executor = ThreadPoolExecutor(self.workers, thread_name_prefix="prism-encoder")
+        return self._executor
+
+    def vectors(self, texts: Sequence[str]) -> np.ndarray:
+        """Sentence vectors of ``texts`` (cached per text)."""
+        missing = list(dict.fromkeys(t for t in texts if t not in self._cache))
+        if missing:
+            for t, v in zip(missing, self._encode(missing), strict=True):
+                self._cache[t] = v
+            while len(self._cache) > CACHE_SIZE:
+                self._cache.popitem(last=False)
+        return np.vstack([self._cache[t] for t in texts])
+
+    def probabilities(self, texts: Sequence[str]) -> dict[str, np.ndarray]:
+        """Per-head class probabilities for one call's units ``texts``, read in order."""
+        if not texts:
+            return {h: np.zeros((0, len(c)), dtype=np.float32) for h, c in self.classes.items()}
+        z = contextualise_stacked(self.vectors(texts), self._stacked)
+        return {h: _softmax(z @ w.T + b) for h, (w, b) in self.heads.items()}
+
+    def predict(self, head: str, proba: np.ndarray) -> list[str]:
+        """Labels of ``head`` from its probabilities (argmax)."""
+        cls = self.classes[head]
+        return [cls[k] for k in proba.argmax(axis=1)]
+
+
+def read_encoder(path: Path) -> SentenceEncoder:
+    """The encoder stored in ``path``."""
+    return SentenceEncoder(path)
+
+
+@lru_cache(maxsize=1)
+def load_encoder() -> SentenceEncoder:
+    """The bundled encoder, loaded once per process on first use."""
+    root = resources.files("prism_review") / MODEL_DIR
+    return read_encoder(Path(str(root)))

