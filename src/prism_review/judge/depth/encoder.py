@@ -127,7 +127,7 @@ class SentenceEncoder:
             x = np.asarray([ids], dtype=np.int64)
             return self.session.run(None, {"ids": x, "mask": np.ones_like(x)})[0][0]
 
-        encs = [e.ids for e in self.tokenizer.encode_batch(texts)]
+        encs = [self.tokenizer.encode(t).ids for t in texts]  # encode_batch spins rayon threads
         if len(encs) == 1 or self.workers == 1:
             return np.vstack([run(ids) for ids in encs])
         return np.vstack(list(self._pool().map(run, encs)))
