@@ -62,6 +62,20 @@ def test_probabilities_read_the_context_and_the_roles_are_sensible() -> None:
     assert np.array_equal(enc.probabilities([judgement, fact])["role"], p["role"])
 
 
+def test_a_call_larger_than_the_cache(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A call with more sentences than the cache holds still gets every vector."""
+    from prism_review.judge.depth import encoder as encoder_module
+
+    enc = load_encoder()
+    enc._cache.clear()
+    monkeypatch.setattr(encoder_module, "CACHE_SIZE", 2)
+    texts = ["First point.", "Second point.", "Third point.", "Fourth point."]
+    vecs = enc.vectors(texts)
+    assert vecs.shape == (4, enc.meta["dim"])
+    assert len(enc._cache) == 2
+    enc._cache.clear()
+
+
 def test_empty_call() -> None:
     p = load_encoder().probabilities([])
     assert all(v.shape[0] == 0 for v in p.values())

@@ -143,9 +143,10 @@ class SentenceEncoder:
         if missing:
             for t, v in zip(missing, self._encode(missing), strict=True):
                 self._cache[t] = v
-            while len(self._cache) > CACHE_SIZE:
-                self._cache.popitem(last=False)
-        return np.vstack([self._cache[t] for t in texts])
+        out = np.vstack([self._cache[t] for t in texts])
+        while len(self._cache) > CACHE_SIZE:  # evict only after this call's rows are taken
+            self._cache.popitem(last=False)
+        return out
 
     def probabilities(self, texts: Sequence[str]) -> dict[str, np.ndarray]:
         """Per-head class probabilities for one call's units ``texts``, read in order."""
