@@ -151,3 +151,16 @@ def test_prefilter_gives_the_reference_result(rows: list[PerturbationRow]) -> No
             ref = score_review(row.scored_perturbations, comments, fuzzy_threshold=thr)
             got = score_row(row.scored_perturbations, comments, fuzzy_threshold=thr)
             assert got == ref
+
+
+@pytest.mark.parametrize("bad", [0, 9])
+async def test_out_of_scale_rating_is_unscored(rows: list[PerturbationRow], llm_server, loopback_judge, bad: int) -> None:
+    # the step's check re-asks once; a judge that still answers outside 1-5 gave no rating:
+    # unscored (None), neither a miss (0) nor a detection (9)
+    llm_server.set_responder(lambda body: {"score": bad, "reason": "off the scale"})
+    summary, per_row = await score_perturbations(rows, comments_for(rows), method="llm", judge=loopback_judge())
+    assert len(llm_server.requests) == 8  # 4 pairs, each re-asked once
+    assert summary["n_judge_unscored"] == 4
+    o = summary["overall"]
+    assert o["n_detected"] == 0 and o["n_unscored"] > 0
+    assert {"P000_S0010", "P000_S0020"} <= set(per_row[0]["unscored"])
