@@ -166,7 +166,9 @@ async def run_evaluation(
         memo_store=memo,
     )
 
-    venues = [v for v in layout.venues() if not opts.venues or v in _norm_venues(opts.venues)]
+    wanted_venues = _norm_venues(opts.venues)
+    wanted_systems = _norm_systems(opts.systems)
+    venues = [v for v in layout.venues() if not opts.venues or v in wanted_venues]
     load_errors: list[dict[str, Any]] = []
     work: list[tuple[Dimension, WorkUnit]] = []
     for venue in venues:
@@ -174,7 +176,7 @@ async def run_evaluation(
         if opts.limit is not None:
             ids = ids[: opts.limit]
         present = layout.systems(venue)
-        systems = [s for s in present if not opts.systems or s in _norm_systems(opts.systems)]
+        systems = [s for s in present if not opts.systems or s in wanted_systems]
         for pid in ids:
             try:
                 paper = layout.load_paper(venue, pid)
@@ -212,7 +214,6 @@ async def run_evaluation(
         per_paper_left[(u.venue, u.paper_id)] = per_paper_left.get((u.venue, u.paper_id), 0) + 1
     progress.papers_done = progress.papers_total - len(per_paper_left)
     progress.update()
-    errors_path = out / "errors.jsonl"
     runtime = getattr(judge, "runtime", None)
     in_flight = opts.concurrency
     if callable(runtime):
@@ -354,22 +355,21 @@ def _all_dimensions() -> list[str]:
 def _norm_venues(names: list[str]) -> set[str]:
     from prism_review.venues import get_venue
 
-    out = set()
-    for n in names:
-        try:
-            out.add(get_venue(n).id)
-        except KeyError:
-            out.add(n)
-    return out
+    return _canonical_ids(names, lambda n: get_venue(n).id)
 
 
 def _norm_systems(names: list[str]) -> set[str]:
     from prism_review.systems.registry import get_system
 
+    return _canonical_ids(names, lambda n: get_system(n).id)
+
+
+def _canonical_ids(names: list[str], lookup: Callable[[str], str]) -> set[str]:
+    """The registered id of each name (aliases resolved); unknown names are kept as given."""
     out = set()
     for n in names:
         try:
-            out.add(get_system(n).id)
+            out.add(lookup(n))
         except KeyError:
             out.add(n)
     return out
