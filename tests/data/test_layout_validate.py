@@ -193,3 +193,13 @@ def _is_utf8(data: bytes) -> bool:
     except UnicodeDecodeError:
         return False
     return True
+
+
+def test_manifest_read_error_message_survives_a_colon_in_the_path(tmp_path: Path) -> None:
+    # the problem message was cut out of str(DataError) at the first ": ", so a folder name
+    # holding ": " leaked part of the path into the message
+    root = tmp_path / "runs: v2"
+    S.write_layout(root, {"ICLR2024": ["a"]})
+    (root / "ICLR2024" / "paper_ids_200_iclr2024.txt").write_bytes(b"a\n\xff\n")
+    found = rel(root, validate_layout(root))
+    assert ("ICLR2024/paper_ids_200_iclr2024.txt", None, "not valid UTF-8 (byte 2)") in found

@@ -257,7 +257,7 @@ class CorpusReader:
             )
         except DataError as err:
             field = "bibliography_json" + (err.field or "")
-            self.skips.add(self.path, str(err).rsplit(": ", 1)[-1], field=field, record=pid)
+            self.skips.add(self.path, err.message, field=field, record=pid)
         return []
 
     def _json_list(self, row: dict[str, Any], name: str, pid: str) -> list[str]:

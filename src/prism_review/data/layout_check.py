@@ -135,7 +135,7 @@ def _check_venue(L, vid, vdir: Path, require_all: bool, add) -> None:  # type: i
                     if pid in covered:
                         covered[pid] += 1
             except DataError as exc:  # pragma: no cover - check_folder found nothing
-                add(child, byo.error_message(exc), exc.field)
+                add(child, exc.message, exc.field)
     if not require_all:
         for pid, n in covered.items():
             if n == 0:
@@ -181,7 +181,7 @@ def _check_manifests(L, vid: str, vdir: Path, ids: list[str], add) -> list[str]:
         try:
             listed = L.read_manifest(path)
         except DataError as exc:
-            add(path, str(exc).split(": ", 1)[-1])
+            add(path, exc.message)
             continue
         lists[size] = listed
         if not listed:
@@ -230,9 +230,7 @@ def _check_review_file(adapter, path: Path, add) -> bool:  # type: ignore[no-unt
         try:
             data = read_json(path)
         except DataError as exc:
-            from prism_review.systems.byo import error_message
-
-            add(path, error_message(exc), exc.field)
+            add(path, exc.message, exc.field)
             return False
         bad = adapter.check(data)
     for field, message in bad:

@@ -51,10 +51,7 @@ class SkipLog:
 
     def add_error(self, err: DataError, *, record: str | None = None) -> None:
         """Record an already-built :class:`DataError` (re-raised in strict mode)."""
-        msg = str(err)
-        prefix = err.path + (f" (field {err.field!r})" if err.field else "") + ": "
-        if msg.startswith(prefix):
-            msg = msg[len(prefix) :]
+        msg = err.message
         if self.strict:
             if record is None:
                 raise err

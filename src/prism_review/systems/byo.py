@@ -216,13 +216,6 @@ def _lines(path: Path) -> Iterator[tuple[int, int, bytes]]:
                 yield line_no, start, raw
 
 
-def error_message(exc: DataError) -> str:
-    """The message of a :class:`DataError` without its ``path (field …):`` prefix."""
-    prefix = exc.path + (f" (field {exc.field!r})" if exc.field else "") + ": "
-    text = str(exc)
-    return text[len(prefix) :] if text.startswith(prefix) else text
-
-
 def check_folder(folder: Path) -> list[tuple[str, str | None, str]]:
     """Every problem of a BYO folder as ``(path, field, message)`` (all rows checked)."""
     problems: list[tuple[str, str | None, str]] = []
@@ -232,7 +225,7 @@ def check_folder(folder: Path) -> list[tuple[str, str | None, str]]:
                 try:
                     parse_row(path, line_no, line)
                 except DataError as exc:
-                    problems.append((str(path), exc.field, error_message(exc)))
+                    problems.append((str(path), exc.field, exc.message))
         except OSError as exc:
             problems.append((str(path), None, f"cannot read file ({exc.strerror})"))
     return problems
