@@ -154,6 +154,21 @@ class Dimension(ABC):
                     reviews=[review],
                 )
 
+    def new_row(self, unit: WorkUnit, reviewer_id: str, **fields: Any) -> ResultRow:
+        """A result row of ``unit`` for one reviewer: dimension, venue, paper, system (the unit's
+        unless ``fields`` names one), unit key and paper metadata filled in; ``fields`` add the rest.
+        The runner stamps judge, mode and config hash, and :class:`ResultsLog` the unit size."""
+        base: dict[str, Any] = {
+            "dimension": self.name,
+            "venue": unit.venue,
+            "paper_id": unit.paper_id,
+            "system": unit.system,
+            "reviewer_id": reviewer_id,
+            "unit_key": unit.key,
+            "meta": dict(unit.extra.get("meta", {})),
+        }
+        return ResultRow(**(base | fields))
+
     def summary_system(self, row: ResultRow) -> str | None:
         """The summary group of a row (default: its system); None leaves the row out."""
         return row.system

@@ -90,16 +90,7 @@ class ConstructivenessDimension(Dimension):
     async def evaluate(self, unit: WorkUnit, ctx: RunContext) -> list[ResultRow]:
         review = unit.reviews[0]
         usage = Usage()
-        row = ResultRow(
-            dimension=self.name,
-            venue=unit.venue,
-            paper_id=unit.paper_id,
-            system=unit.system,
-            reviewer_id=review.reviewer_id,
-            unit_key=unit.key,
-            meta=dict(unit.extra.get("meta", {})),
-            usage=usage,
-        )
+        row = self.new_row(unit, review.reviewer_id, usage=usage)
         text = review_text(review, "constructiveness", compat=ctx.compat)
         if not text.strip():
             row.metrics = metrics_from_arcs([])

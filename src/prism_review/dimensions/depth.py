@@ -73,16 +73,7 @@ class DepthDimension(Dimension):
         review = unit.reviews[0]
         compat = ctx.compat
         usage = Usage()
-        row = ResultRow(
-            dimension=self.name,
-            venue=unit.venue,
-            paper_id=unit.paper_id,
-            system=unit.system,
-            reviewer_id=review.reviewer_id,
-            unit_key=unit.key,
-            meta=dict(unit.extra.get("meta", {})),
-            usage=usage,
-        )
+        row = self.new_row(unit, review.reviewer_id, usage=usage)
         text = review_text(review, "depth", compat=compat)
         if not text.strip():
             row.status = "skipped"

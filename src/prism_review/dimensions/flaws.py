@@ -242,14 +242,11 @@ class FlawsDimension(Dimension):
                 "n_mentions": p["Total_Arguments"] if p else None,
             }
             rows.append(
-                ResultRow(
-                    dimension=self.name,
-                    venue=unit.venue,
-                    paper_id=unit.paper_id,
+                self.new_row(
+                    unit,
+                    review.reviewer_id,
                     system=HUMAN if pid != LLM_ID else review.system,
-                    reviewer_id=review.reviewer_id,
                     pairing=pairing,
-                    unit_size=len(members),
                     metrics=metrics,
                     extracted={
                         "pool_id": pid,
@@ -300,14 +297,11 @@ class FlawsDimension(Dimension):
         error: str | None,
     ) -> list[ResultRow]:
         return [
-            ResultRow(
-                dimension=self.name,
-                venue=unit.venue,
-                paper_id=unit.paper_id,
+            self.new_row(
+                unit,
+                review.reviewer_id,
                 system=HUMAN if pid != LLM_ID else review.system,
-                reviewer_id=review.reviewer_id,
                 pairing=unit.extra.get("pairing"),
-                unit_size=len(written),
                 status="unscored" if status == "unscored" else "error",
                 error=error,
                 extracted={"pool_id": pid, "reference": unit_reference(unit)},
@@ -319,12 +313,9 @@ class FlawsDimension(Dimension):
     def _skipped(self, unit: WorkUnit, reason: str) -> ResultRow:
         """One ``skipped`` row for the evaluated system (a unit always writes a row)."""
         own = unit.reviews[-1] if unit.reviews else None
-        return ResultRow(
-            dimension=self.name,
-            venue=unit.venue,
-            paper_id=unit.paper_id,
-            system=unit.system,
-            reviewer_id=own.reviewer_id if own is not None else unit.system,
+        return self.new_row(
+            unit,
+            own.reviewer_id if own is not None else unit.system,
             pairing=unit.extra.get("pairing"),
             status="skipped",
             error=reason,

@@ -260,21 +260,16 @@ class NoveltyDimension(Dimension):
                      "queries": [{k: q.get(k) for k in ("id", "query", "status", "count", "error") if k in q}
                                  for q in pool.get("queries", [])]},
         }
-        rows = [await self._one(ctx, unit, rid, text, side_rec["side"], pool, shared) for rid, text in texts]
-        for r in rows:
-            r.unit_size = len(rows)
-        return rows
+        return [await self._one(ctx, unit, rid, text, side_rec["side"], pool, shared) for rid, text in texts]
 
     async def _one(self, ctx: RunContext, unit: WorkUnit, reviewer_id: str, text: str, side: dict[str, Any],
                    pool: dict[str, Any], shared: dict[str, Any]) -> ResultRow:
         usage = Usage()
-        base: dict[str, Any] = {"dimension": self.name, "venue": unit.venue, "paper_id": unit.paper_id, "system": unit.system,
-                "reviewer_id": reviewer_id}
         cres = await ctx.run(ClaimsStep(), ClaimsInput(review_id=reviewer_id, review=review_for_extraction(text)))
         usage.add(cres.usage)
         if not cres.ok or cres.output is None:
-            return ResultRow(**base, status="unscored", error=f"claim extraction: {cres.error}",
-                             extracted=shared, usage=usage)
+            return self.new_row(unit, reviewer_id, status="unscored", error=f"claim extraction: {cres.error}",
+                                extracted=shared, usage=usage)
         out = cres.output
         claims = [{**c.model_dump(), "text": c.text[:CLAIM_MAX_CHARS], "source": s}
                   for c, s in zip(out.novelty_claims, out.sources, strict=True)]
@@ -299,8 +294,8 @@ class NoveltyDimension(Dimension):
             "stats": result["stats"],
             "errors": result["errors"][:20],
         }
-        return ResultRow(**base, status="unscored" if unscored else "ok", metrics=metrics, extracted=extracted,
-                         usage=usage, error="every verdict unscored" if unscored else None)
+        return self.new_row(unit, reviewer_id, status="unscored" if unscored else "ok", metrics=metrics,
+                            extracted=extracted, usage=usage, error="every verdict unscored" if unscored else None)
 
     async def _verdicts(self, ctx: RunContext, paper: Paper, side: dict[str, Any], claims: list[dict[str, Any]],
                         works: list[dict[str, Any]], usage: Usage) -> dict[tuple[str, str], Any]:
