@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from prism_review.judge.depth.scoring import macro_f1
+
 
 def accuracy_macro_f1(
     gold: Sequence[str], pred: Sequence[str]
@@ -14,12 +16,8 @@ def accuracy_macro_f1(
     """
     if not gold:
         return None, None
-    labels = sorted(set(gold) | set(pred))
-    acc = sum(g == p for g, p in zip(gold, pred, strict=True)) / len(gold)
-    f1s = []
-    for lab in labels:
-        tp = sum(g == lab and p == lab for g, p in zip(gold, pred, strict=True))
-        fp = sum(g != lab and p == lab for g, p in zip(gold, pred, strict=True))
-        fn = sum(g == lab and p != lab for g, p in zip(gold, pred, strict=True))
-        f1s.append(2 * tp / (2 * tp + fp + fn) if tp else 0.0)
-    return round(acc, 4), round(sum(f1s) / len(f1s), 4)
+    pairs = list(zip(gold, pred, strict=True))
+    acc = sum(g == p for g, p in pairs) / len(gold)
+    f1 = macro_f1(pairs, sorted(set(gold) | set(pred)))
+    assert f1 is not None  # pairs is not empty
+    return round(acc, 4), round(f1, 4)
