@@ -134,3 +134,32 @@ async def test_substanreview_exact(tmp_path: Path) -> None:
     # F1 claim = 2/3, evidence = 1, none = 2/3
     assert m["substanreview.sentence.macro_f1"] == pytest.approx((2 / 3 + 1 + 2 / 3) / 3)
     assert m["n.substanreview.sentences"] == 4
+
+
+class FailingJudge(KeywordJudge):
+    """Unscored ``failing`` step on reviews whose first sentence contains ``fail``."""
+
+    def __init__(self, failing: str) -> None:
+        self.failing = failing
+
+    async def run(self, step: JudgeStep[Any, Any], inp: BaseModel) -> StepResult[Any]:
+        if step.name == self.failing and "fail" in inp.model_dump()["review_text"]:
+            return StepResult(step=step.name, status="unscored", error="bad reply")
+        return await super().run(step, inp)
+
+
+@pytest.mark.parametrize(
+    ("failing", "classify", "segment"), [("depth.classify", 1, 0), ("depth.segment", 0, 1)]
+)
+async def test_disapere_unscored_counts(
+    tmp_path: Path, failing: str, classify: int, segment: int
+) -> None:
+    ok = {"review_id": "r1", "sentences": [_s("Table 3 has 2 errors.", "arg_fact")]}
+    bad = {"review_id": "r2", "sentences": [_s("The proofs fail.", "arg_evaluative")]}
+    path = _write(tmp_path / "d.jsonl", [ok, bad])
+    m = await get_dataset("disapere")(path, FailingJudge(failing), None)
+    assert m["n.unscored.classify"] == classify
+    assert m["n.unscored.segment"] == segment
+    # the unscored review adds no pairs of that step; the other step still scores both
+    assert m["n.disapere.role"] == 1 + (failing != "depth.classify")
+    assert m["n.disapere.argumentative"] == 1 + (failing != "depth.segment")

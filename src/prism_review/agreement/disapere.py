@@ -66,13 +66,9 @@ async def measure(path: Path, judge: Judge, limit: int | None) -> dict[str, floa
     reviews = load_disapere(Path(path), limit)
     results = await asyncio.gather(*(_one(r, judge) for r in reviews))
     pairs: dict[str, list[tuple[str, str]]] = {"role": [], "aspect": [], "arg": []}
-    unscored = {"role": 0, "arg": 0}
     for res in results:
         for k in pairs:
-            if res[k] is None:
-                unscored["arg" if k == "arg" else "role"] += k != "aspect"
-            else:
-                pairs[k].extend(res[k])
+            pairs[k].extend(res[k] or [])
     metrics: dict[str, float | int | None] = {
         "disapere.role.macro_f1": macro_f1(pairs["role"], ["Claim", "Premise"]),
         "disapere.aspect3.macro_f1": macro_f1(pairs["aspect"], list(ASPECT3)),
@@ -86,8 +82,8 @@ async def measure(path: Path, judge: Judge, limit: int | None) -> dict[str, floa
             "n.disapere.role": len(pairs["role"]),
             "n.disapere.aspect3": len(pairs["aspect"]),
             "n.disapere.argumentative": len(pairs["arg"]),
-            "n.unscored.classify": unscored["role"],
-            "n.unscored.segment": unscored["arg"],
+            "n.unscored.classify": sum(res["role"] is None for res in results),
+            "n.unscored.segment": sum(res["arg"] is None for res in results),
         }
     )
     return metrics
