@@ -13,8 +13,8 @@ from typing import ClassVar, Literal
 
 from pydantic import BaseModel, Field, field_validator
 
-from prism_review.judge.base import ChatMessage, JudgeStep
-from prism_review.reviewers.review_step import GenerationNeedsLLM
+from prism_review.judge.base import ChatMessage
+from prism_review.reviewers.review_step import LLMOnlyStep
 
 
 class Comment(BaseModel):
@@ -93,22 +93,18 @@ Title: {title}
 PAPER>>>"""
 
 
-class QuoteComments(JudgeStep[CommentInput, CommentList]):
+class QuoteComments(LLMOnlyStep[CommentInput, CommentList]):
     """Find errors in a paper and anchor each with a verbatim quote."""
 
     name: ClassVar[str] = "generate.comments"
     Input = CommentInput
     Output = CommentList
-    temperature: ClassVar[float] = 0.0
 
     def messages(self, inp: CommentInput) -> list[ChatMessage]:
         return [
             ChatMessage(role="system", content=_SYSTEM.format(n=inp.max_comments)),
             ChatMessage(role="user", content=_USER.format(title=inp.title or "(untitled)", paper=inp.paper_text)),
         ]
-
-    def offline(self, inp: CommentInput) -> CommentList:
-        raise GenerationNeedsLLM(self.name)
 
     def finalize(self, inp: CommentInput, out: CommentList) -> CommentList:
         kept = [c for c in out.comments if c.quote.strip() or c.explanation.strip()]

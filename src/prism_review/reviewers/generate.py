@@ -30,8 +30,8 @@ from prism_review.reviewers.output import JsonlAppender
 from prism_review.reviewers.paper_text import DEFAULT_MAX_CHARS, cut_at_references, fit_budget
 from prism_review.reviewers.review_step import (
     GenerateReview,
-    GenerationNeedsLLM,
     ReviewInput,
+    require_llm,
     snap_rating,
 )
 from prism_review.venues import get_venue
@@ -58,12 +58,6 @@ class GenerationReport:
             "skipped_existing": self.skipped, "failed": len(self.failed),
             "usage": self.usage.model_dump(),
         }  # fmt: skip
-
-
-def require_llm(judge: Judge) -> None:
-    """Raise :class:`GenerationNeedsLLM` for the offline judge (generation has none)."""
-    if getattr(judge, "mode", "llm") == "offline":
-        raise GenerationNeedsLLM("generation")
 
 
 Work = Callable[[str], Awaitable[tuple[dict[str, Any] | None, StepResult[Any] | None, str | None]]]

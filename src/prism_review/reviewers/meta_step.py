@@ -6,8 +6,8 @@ from typing import ClassVar, Literal
 
 from pydantic import BaseModel, Field, field_validator
 
-from prism_review.judge.base import ChatMessage, JudgeStep
-from prism_review.reviewers.review_step import GenerationNeedsLLM
+from prism_review.judge.base import ChatMessage
+from prism_review.reviewers.review_step import LLMOnlyStep
 
 
 class MetaInput(BaseModel):
@@ -43,13 +43,12 @@ Answer with one JSON object: {{"metareview": "...", "recommendation": "accept" o
 "confidence": the probability (0 to 1) that the paper should be accepted}}."""
 
 
-class GenerateMetaReview(JudgeStep[MetaInput, MetaReview]):
+class GenerateMetaReview(LLMOnlyStep[MetaInput, MetaReview]):
     """Synthesise a paper's reviews into a meta-review and an accept/reject recommendation."""
 
     name: ClassVar[str] = "generate.meta_review"
     Input = MetaInput
     Output = MetaReview
-    temperature: ClassVar[float] = 0.0
 
     def messages(self, inp: MetaInput) -> list[ChatMessage]:
         blocks = "\n\n".join(
@@ -63,9 +62,6 @@ class GenerateMetaReview(JudgeStep[MetaInput, MetaReview]):
             ChatMessage(role="system", content=_SYSTEM.format(venue=inp.venue)),
             ChatMessage(role="user", content=user),
         ]
-
-    def offline(self, inp: MetaInput) -> MetaReview:
-        raise GenerationNeedsLLM(self.name)
 
     def finalize(self, inp: MetaInput, out: MetaReview) -> MetaReview:
         return out.model_copy(update={"confidence": min(1.0, max(0.0, out.confidence))})

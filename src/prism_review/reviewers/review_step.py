@@ -2,7 +2,8 @@
 
 It is a :class:`~prism_review.judge.base.JudgeStep`, so the LLM layer's structured output,
 lenient parsing, re-ask, cache, retries, audit log and cost accounting all apply. Generation has
-no offline implementation: :meth:`offline` raises :class:`GenerationNeedsLLM`.
+no offline implementation: :class:`LLMOnlyStep`'s :meth:`~LLMOnlyStep.offline` raises
+:class:`GenerationNeedsLLM`.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from typing import ClassVar
 
 from pydantic import BaseModel, Field, field_validator
 
-from prism_review.judge.base import ChatMessage, JudgeStep
+from prism_review.judge.base import ChatMessage, I, Judge, JudgeStep, O
 from prism_review.records import Section
 from prism_review.venues import Venue, get_venue
 
@@ -24,6 +25,19 @@ class GenerationNeedsLLM(RuntimeError):
             f"{step} writes new text and has no offline judge: configure an LLM "
             "(--judge openai/<model>, gemini/<model> or openai-compatible/<model>@<url>)"
         )
+
+
+def require_llm(judge: Judge, what: str = "generation") -> None:
+    """Raise :class:`GenerationNeedsLLM` for the offline judge (``what`` names the work)."""
+    if getattr(judge, "mode", "llm") == "offline":
+        raise GenerationNeedsLLM(what)
+
+
+class LLMOnlyStep(JudgeStep[I, O]):
+    """A step with no offline implementation: :meth:`offline` raises :class:`GenerationNeedsLLM`."""
+
+    def offline(self, inp: I) -> O:
+        raise GenerationNeedsLLM(self.name)
 
 
 class ReviewInput(BaseModel):
@@ -114,22 +128,18 @@ PAPER>>>
 Write your review as the JSON object described."""
 
 
-class GenerateReview(JudgeStep[ReviewInput, ReviewDraft]):
+class GenerateReview(LLMOnlyStep[ReviewInput, ReviewDraft]):
     """Write one review of one paper, rating on the paper's venue scale."""
 
     name: ClassVar[str] = "generate.review"
     Input = ReviewInput
     Output = ReviewDraft
-    temperature: ClassVar[float] = 0.0
 
     def messages(self, inp: ReviewInput) -> list[ChatMessage]:
         venue = get_venue(inp.venue)
         system = _SYSTEM.format(venue_name=f"{venue.hf_folder.replace('_', ' ')}", scale=scale_text(venue))
         user = _USER.format(paper_id=inp.paper_id, title=inp.title or "(untitled)", paper=inp.paper_text)
         return [ChatMessage(role="system", content=system), ChatMessage(role="user", content=user)]
-
-    def offline(self, inp: ReviewInput) -> ReviewDraft:
-        raise GenerationNeedsLLM(self.name)
 
     def check(self, inp: ReviewInput, out: ReviewDraft) -> str | None:
         venue = get_venue(inp.venue)

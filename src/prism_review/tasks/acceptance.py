@@ -26,10 +26,10 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, Field, field_validator
 
-from prism_review.judge.base import ChatMessage, Judge, JudgeStep
+from prism_review.judge.base import ChatMessage, Judge
 from prism_review.reviewers.generate import review_texts
 from prism_review.reviewers.paper_text import DEFAULT_MAX_CHARS, prepare_paper
-from prism_review.reviewers.review_step import GenerationNeedsLLM
+from prism_review.reviewers.review_step import LLMOnlyStep, require_llm
 from prism_review.tasks.metrics import classification_metrics
 from prism_review.tasks.sources import TaskPaper
 from prism_review.venues import get_venue
@@ -172,7 +172,7 @@ of acceptance from 0 to 1, "rationale": two or three sentences}}."""
 _ACCEPT_RATES = {"ICLR2024": "39%", "ICLR2025": "42%", "ICLR2026": "38%"}
 
 
-class PredictAcceptance(JudgeStep[AcceptanceInput, AcceptanceOutput]):
+class PredictAcceptance(LLMOnlyStep[AcceptanceInput, AcceptanceOutput]):
     """Predict accept/reject for one paper."""
 
     name: ClassVar[str] = "task.acceptance"
@@ -190,9 +190,6 @@ class PredictAcceptance(JudgeStep[AcceptanceInput, AcceptanceOutput]):
         parts += [f"=== Review {i} ===\n{t}" for i, t in enumerate(inp.reviews, 1)]
         return [ChatMessage(role="system", content=system), ChatMessage(role="user", content="\n\n".join(parts))]
 
-    def offline(self, inp: AcceptanceInput) -> AcceptanceOutput:
-        raise GenerationNeedsLLM(self.name)
-
     def finalize(self, inp: AcceptanceInput, out: AcceptanceOutput) -> AcceptanceOutput:
         return out.model_copy(update={"probability": min(1.0, max(0.0, out.probability))})
 
@@ -204,8 +201,7 @@ async def llm_predictions(test: Sequence[tuple[TaskPaper, bool]], judge: Judge, 
                           with_reviews: bool = False, max_paper_chars: int | None = DEFAULT_MAX_CHARS,
                           concurrency: int = 4) -> list[Prediction]:  # fmt: skip
     """The LLM predictor on ``test``; an unscored reply gives ``pred=None`` (counted, not guessed)."""
-    if getattr(judge, "mode", "llm") == "offline":
-        raise GenerationNeedsLLM("acceptance prediction with an LLM")
+    require_llm(judge, "acceptance prediction with an LLM")
     step, sem = PredictAcceptance(), asyncio.Semaphore(max(1, concurrency))
 
     async def one(p: TaskPaper, y: bool) -> Prediction:

@@ -30,7 +30,7 @@ from pydantic import BaseModel, Field
 from prism_review.data.errors import DataError
 from prism_review.data.jsonl import iter_jsonl
 from prism_review.data.skips import SkipLog
-from prism_review.judge.base import ChatMessage, Judge, JudgeStep
+from prism_review.judge.base import ChatMessage, Judge
 from prism_review.metrics.perturbation import (
     FUZZY_RATIO,
     JUDGE_THRESHOLD,
@@ -40,7 +40,7 @@ from prism_review.metrics.perturbation import (
     row_recall,
     score_review,
 )
-from prism_review.reviewers.review_step import GenerationNeedsLLM
+from prism_review.reviewers.review_step import GenerationNeedsLLM, LLMOnlyStep, require_llm
 
 
 class _Quotes:
@@ -131,7 +131,7 @@ problem:
 Answer with one JSON object: {"score": 1-5, "reason": one sentence}."""
 
 
-class RateExplanation(JudgeStep[ExplanationInput, ExplanationRating]):
+class RateExplanation(LLMOnlyStep[ExplanationInput, ExplanationRating]):
     """LLM judge for the explanation-match half of the perturbation scoring rule."""
 
     name: ClassVar[str] = "task.perturbation.explanation"
@@ -156,8 +156,7 @@ class RateExplanation(JudgeStep[ExplanationInput, ExplanationRating]):
 async def llm_ratings(rows: Sequence[Any], comments: Mapping[str, list[dict[str, Any]]],
                       judge: Judge, concurrency: int = 8) -> dict[tuple[str, str], int | None]:  # fmt: skip
     """Ratings for every (explanation, why_wrong) pair whose quote matches; None = unscored."""
-    if getattr(judge, "mode", "llm") == "offline":
-        raise GenerationNeedsLLM("the LLM explanation match")
+    require_llm(judge, "the LLM explanation match")
     todo: dict[tuple[str, str], ExplanationInput] = {}
     from prism_review.metrics.perturbation import substring_match
 

@@ -25,10 +25,10 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, Field
 
-from prism_review.judge.base import ChatMessage, Judge, JudgeStep
+from prism_review.judge.base import ChatMessage, Judge
 from prism_review.records import Section, render_sections
 from prism_review.reviewers.paper_text import DEFAULT_MAX_CHARS, prepare_paper
-from prism_review.reviewers.review_step import GenerationNeedsLLM, scale_text
+from prism_review.reviewers.review_step import LLMOnlyStep, require_llm, scale_text
 from prism_review.systems.parsing import family
 from prism_review.tasks.metrics import regression_metrics
 from prism_review.tasks.sources import TaskPaper
@@ -132,7 +132,7 @@ review, and estimate the overall rating that reviewer gave, on the venue's scale
 Answer with one JSON object: {{"rating": number, "rationale": one or two sentences}}."""
 
 
-class PredictRating(JudgeStep[RatingInput, RatingOutput]):
+class PredictRating(LLMOnlyStep[RatingInput, RatingOutput]):
     """Predict a rating on the venue's scale (paper-level mean, or one review's rating)."""
 
     name: ClassVar[str] = "task.rating"
@@ -147,9 +147,6 @@ class PredictRating(JudgeStep[RatingInput, RatingOutput]):
         if inp.review is not None:
             user += f"\n\n<<<REVIEW\n{inp.review}\nREVIEW>>>"
         return [ChatMessage(role="system", content=system), ChatMessage(role="user", content=user)]
-
-    def offline(self, inp: RatingInput) -> RatingOutput:
-        raise GenerationNeedsLLM(self.name)
 
     def check(self, inp: RatingInput, out: RatingOutput) -> str | None:
         s = get_venue(inp.venue).rating_scale
@@ -172,8 +169,7 @@ async def llm_predict(test: Sequence[Target], papers: Mapping[tuple[str, str], T
                       judge: Judge, *, max_paper_chars: int | None = DEFAULT_MAX_CHARS,
                       concurrency: int = 4) -> None:  # fmt: skip
     """Fill ``pred_raw`` of ``test`` with the LLM's ratings (None when unscored or out of scale)."""
-    if getattr(judge, "mode", "llm") == "offline":
-        raise GenerationNeedsLLM("score prediction with an LLM")
+    require_llm(judge, "score prediction with an LLM")
     step, sem = PredictRating(), asyncio.Semaphore(max(1, concurrency))
 
     async def one(t: Target) -> None:
