@@ -102,12 +102,6 @@ class ConsolidateStep(JudgeStep[ConsolidateInput, ConsolidateOutput]):
         return max(STEP1_MIN_TOKENS, min(est, STEP1_MAX_TOKENS))
 
 
-def unknown_reviewer_keys(inp: ConsolidateInput, out: ConsolidateOutput) -> list[str]:
-    """Keys of ``raw_arguments`` that are not reviewer ids of the pool."""
-    known = set(inp.reviewer_ids)
-    return sorted({k for f in out.micro_flaws for k in f.raw_arguments if k not in known})
-
-
 class ValidateStep(JudgeStep[ValidateInput, ValidateOutput]):
     """Step 2: judge each flaw against the paper text for validity and severity."""
 
