@@ -174,10 +174,6 @@ class DepthModel:
             total[:-1] += self.context_weight * as_next[1:]
         return {h: total[:, sl] for h, sl in self._slices.items()}
 
-    def proba(self, head: str, scores: np.ndarray) -> np.ndarray:
-        """Class probabilities of ``head`` from its scores (columns in ``classes`` order)."""
-        return _proba(scores, len(self.heads[head].classes))
-
     def predict(self, head: str, scores: np.ndarray) -> list[str]:
         """Labels of ``head`` from its scores (binary heads use the tuned threshold)."""
         h = self.heads[head]
@@ -186,12 +182,6 @@ class DepthModel:
             t = self.thresholds.get(head, 0.5)
             return [h.classes[1] if q > t else h.classes[0] for q in p[:, 1]]
         return [h.classes[k] for k in p.argmax(axis=1)]
-
-    def label(self, head: str, texts: Sequence[str]) -> list[str]:
-        """Labels of ``head`` for units ``texts`` (one review's units, in order)."""
-        if not texts:
-            return []
-        return self.predict(head, self.scores(texts)[head])
 
 
 def save_model(path: Path, meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> None:
