@@ -31,6 +31,17 @@ def read_text(path: Path) -> str:
         raise DataError(path, f"not valid UTF-8 (byte {exc.start})") from exc
 
 
+def check_txt(path: Path) -> list[tuple[str | None, str]]:
+    """Problems of a ``.txt`` review file: unreadable, not UTF-8, or empty."""
+    try:
+        text = read_text(path)
+    except DataError as exc:
+        return [(None, exc.message)]
+    if not text.strip():
+        return [(None, "review file is empty")]
+    return []
+
+
 def parse_json(path: Path, text: str) -> Any:
     """Parse JSON ``text`` read from ``path``; errors become :class:`DataError` naming the file."""
     try:

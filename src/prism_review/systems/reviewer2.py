@@ -12,9 +12,8 @@ import re
 from pathlib import Path
 
 from prism_review.records import Review
-from prism_review.systems.base import llm_review, read_text, without_think
+from prism_review.systems.base import check_txt, llm_review, read_text, without_think
 from prism_review.systems.parsing import split_hash_sections, strip_rules
-from prism_review.systems.sea import check_txt
 
 SYSTEM = "reviewer2"
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from prism_review.records import Review
-from prism_review.systems.base import llm_review, read_text, without_think
+from prism_review.systems.base import check_txt, llm_review, read_text, without_think
 from prism_review.systems.parsing import split_bold_sections
 
 SYSTEM = "sea"
@@ -38,18 +38,3 @@ def load(path: Path, paper_id: str, venue: str) -> list[Review]:
 def check(path: Path) -> list[tuple[str | None, str]]:
     """§1.2: a ``.txt`` review must be non-empty (and readable UTF-8)."""
     return check_txt(path)
-
-
-def check_txt(path: Path) -> list[tuple[str | None, str]]:
-    """Problems of a ``.txt`` review file: unreadable, not UTF-8, or empty."""
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        return [(None, f"cannot read file ({exc.strerror})")]
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        return [(None, f"not valid UTF-8 (byte {exc.start})")]
-    if not text.strip():
-        return [(None, "review file is empty")]
-    return []
