@@ -203,3 +203,21 @@ def test_manifest_read_error_message_survives_a_colon_in_the_path(tmp_path: Path
     (root / "ICLR2024" / "paper_ids_200_iclr2024.txt").write_bytes(b"a\n\xff\n")
     found = rel(root, validate_layout(root))
     assert ("ICLR2024/paper_ids_200_iclr2024.txt", None, "not valid UTF-8 (byte 2)") in found
+
+
+def test_unreadable_paper_metadata_is_a_problem_not_a_crash(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    S.write_layout(tmp_path, {"ICLR2024": ["a"]})
+    meta = tmp_path / "ICLR2024" / "paper_metadata.jsonl"
+    meta.write_text('{"paper_id": "a"}\n', encoding="utf-8")
+    real = Path.read_bytes
+
+    def read_bytes(self: Path) -> bytes:
+        if self == meta:
+            raise PermissionError(13, "Permission denied")
+        return real(self)
+
+    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    found = rel(tmp_path, validate_layout(tmp_path))
+    assert found == [("ICLR2024/paper_metadata.jsonl", None, "cannot read file (Permission denied)")]

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from prism_review.data.errors import DataError
+from prism_review.systems.base import read_json, read_text
 from prism_review.venues import VENUES, get_venue
 
 
@@ -155,12 +156,9 @@ def _check_papers(pdir: Path, add) -> list[str]:  # type: ignore[no-untyped-def]
             add(p, "unexpected entry in papers/ (expected {id}.txt or {id}.grobid.txt)")
             continue
         try:
-            text = p.read_bytes().decode("utf-8")
-        except UnicodeDecodeError as exc:
-            add(p, f"paper text is not valid UTF-8 (byte {exc.start})")
-            continue
-        except OSError as exc:
-            add(p, f"cannot read file ({exc.strerror})")
+            text = read_text(p)
+        except DataError as exc:
+            add(p, exc.message)
             continue
         if not text.strip():
             add(p, "paper text is empty")
@@ -204,9 +202,9 @@ def _check_metadata(path: Path, add) -> None:  # type: ignore[no-untyped-def]
     if not path.is_file():
         return
     try:
-        text = path.read_bytes().decode("utf-8")
-    except UnicodeDecodeError as exc:
-        add(path, f"not valid UTF-8 (byte {exc.start})")
+        text = read_text(path)
+    except DataError as exc:
+        add(path, exc.message)
         return
     for i, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
@@ -222,8 +220,6 @@ def _check_metadata(path: Path, add) -> None:  # type: ignore[no-untyped-def]
 
 def _check_review_file(adapter, path: Path, add) -> bool:  # type: ignore[no-untyped-def]
     """Check one review file; True when it passed."""
-    from prism_review.systems.base import read_json
-
     if not adapter.json:
         bad = adapter.check(path)
     else:
