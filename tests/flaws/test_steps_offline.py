@@ -202,3 +202,25 @@ def test_map_offline_uses_quotes_and_review_order() -> None:
     assert (
         MapStep().check(MapInput(reviewer_id="Human_1", review_text=H1, issues=issues), out) is None
     )
+
+
+def test_validate_check_judges_the_ids_finalize_keeps() -> None:
+    """Padded ids count as given and unknown ids raise no re-ask, as in ``finalize``."""
+    step = ValidateStep()
+    inp = ValidateInput(paper_text=PAPER, micro_flaws=[_flaw("F01", "a"), _flaw("F02", "b")])
+    raw = ValidateOutput.model_validate(
+        {
+            "evaluations": {
+                " F01 ": {"is_valid": True, "severity": "Critical"},
+                "F02": {"is_valid": False},
+                "F99": {"is_valid": True},  # not a flaw of the input: finalize drops it
+            }
+        }
+    )
+    assert step.check(inp, raw) is None
+    assert set(step.finalize(inp, raw).evaluations) == {"F01", "F02"}
+    unrated = ValidateOutput.model_validate(
+        {"evaluations": {" F01": {"is_valid": True}, "F02": {"is_valid": False}}}
+    )
+    problem = step.check(inp, unrated)
+    assert problem is not None and "F01" in problem and "no severity" in problem

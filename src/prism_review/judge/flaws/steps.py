@@ -135,11 +135,14 @@ class ValidateStep(JudgeStep[ValidateInput, ValidateOutput]):
         return ValidateOutput(evaluations=evals)
 
     def check(self, inp: ValidateInput, out: ValidateOutput) -> str | None:
-        missing = [f.flaw_id for f in inp.micro_flaws if f.flaw_id not in out.evaluations]
+        # judged on what finalize keeps: stripped ids of the input's flaws
+        kept = self.finalize(inp, out).evaluations
+        missing = [f.flaw_id for f in inp.micro_flaws if f.flaw_id not in kept]
         if missing:
             return "No evaluation was given for: " + ", ".join(missing) + ". Evaluate every flaw."
         # a valid flaw needs a severity: without one it would silently leave the ground truth
-        unrated = [fid for fid, ev in out.evaluations.items() if ev.is_valid and ev.severity == "None"]
+        unrated = [fid for fid, ev in out.evaluations.items()
+                   if fid.strip() in kept and ev.is_valid and ev.severity == "None"]
         if unrated:
             return (
                 "These flaws are marked valid but have no severity: " + ", ".join(unrated)
