@@ -9,6 +9,7 @@ for the multi-reviewer systems; the others stay in ``extra``).
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -90,6 +91,37 @@ def llm_review(
         source_path=str(path),
         extra=info,
     )
+
+
+def single_llm_review(
+    text: str,
+    split: Callable[[str], list[Section]],
+    *,
+    system: str,
+    paper_id: str,
+    venue: str,
+    path: Path,
+    raw_text: str,
+    extra: dict[str, Any] | None = None,
+) -> list[Review]:
+    """``[review]`` of one reviewer's ``text``: ``<think>`` removed, the body cut into sections
+    by ``split`` (see :func:`llm_review`); ``[]`` when no review text is left."""
+    think, body = without_think(text)
+    if not body:
+        return []
+    return [
+        llm_review(
+            system=system,
+            paper_id=paper_id,
+            venue=venue,
+            path=path,
+            raw_text=raw_text,
+            body=body,
+            sections=split(body),
+            extra=extra,
+            think=think,
+        )
+    ]
 
 
 def without_think(text: str) -> tuple[str, str]:

@@ -20,7 +20,7 @@ from typing import Any
 
 from prism_review.data.errors import DataError
 from prism_review.records import Review
-from prism_review.systems.base import llm_review, parse_json, read_text, without_think
+from prism_review.systems.base import parse_json, read_text, single_llm_review
 from prism_review.systems.parsing import (
     LLM_SCALES,
     family,
@@ -128,18 +128,14 @@ def load(path: Path, paper_id: str, venue: str) -> list[Review]:
     chosen = pick_reviewer_one(reviewers)
     if chosen is None:
         return []
-    think, body = without_think(chosen["text"])
-    if not body:
-        return []
-    review = llm_review(
+    reviews = single_llm_review(
+        chosen["text"],
+        split_hash_sections,
         system=SYSTEM,
         paper_id=paper_id,
         venue=venue,
         path=path,
         raw_text=raw,
-        body=body,
-        sections=split_hash_sections(body),
-        think=think,
         extra={
             "layout": layout,
             "chosen_reviewer": chosen["reviewer_id"],
@@ -150,14 +146,15 @@ def load(path: Path, paper_id: str, venue: str) -> list[Review]:
         },
     )
     rating = chosen.get("rating")
-    has_rating = any(family(k) == "rating" for k in review.raw_scores)
-    if isinstance(rating, int | float | str) and not isinstance(rating, bool) and not has_rating:
-        value = leading_number(rating)
-        review.raw_scores["Rating"] = rating
-        review.scores["Rating"] = (
-            LLM_SCALES["rating"].normalise(value) if value is not None else None
-        )
-    return [review]
+    usable = isinstance(rating, int | float | str) and not isinstance(rating, bool)
+    for review in reviews:  # the file's rating field, when the text has no Rating section
+        if usable and not any(family(k) == "rating" for k in review.raw_scores):
+            value = leading_number(rating)
+            review.raw_scores["Rating"] = rating
+            review.scores["Rating"] = (
+                LLM_SCALES["rating"].normalise(value) if value is not None else None
+            )
+    return reviews
 
 
 def check(data: Any) -> list[tuple[str | None, str]]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from prism_review.records import Review
-from prism_review.systems.base import check_txt, llm_review, read_text, without_think
+from prism_review.systems.base import check_txt, read_text, single_llm_review
 from prism_review.systems.parsing import split_bold_sections
 
 SYSTEM = "sea"
@@ -18,21 +18,15 @@ SYSTEM = "sea"
 def load(path: Path, paper_id: str, venue: str) -> list[Review]:
     """The single SEA review in ``path`` ([] when it has no text)."""
     raw = read_text(path)
-    think, body = without_think(raw)
-    if not body:
-        return []
-    return [
-        llm_review(
-            system=SYSTEM,
-            paper_id=paper_id,
-            venue=venue,
-            path=path,
-            raw_text=raw,
-            body=body,
-            sections=split_bold_sections(body),
-            think=think,
-        )
-    ]
+    return single_llm_review(
+        raw,
+        split_bold_sections,
+        system=SYSTEM,
+        paper_id=paper_id,
+        venue=venue,
+        path=path,
+        raw_text=raw,
+    )
 
 
 def check(path: Path) -> list[tuple[str | None, str]]:

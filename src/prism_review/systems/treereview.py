@@ -7,7 +7,7 @@ from typing import Any
 
 from prism_review.data.errors import DataError
 from prism_review.records import Review
-from prism_review.systems.base import llm_review, parse_json, read_text, require_str, without_think
+from prism_review.systems.base import parse_json, read_text, require_str, single_llm_review
 from prism_review.systems.parsing import split_bold_sections
 
 SYSTEM = "treereview"
@@ -22,21 +22,15 @@ def load(path: Path, paper_id: str, venue: str) -> list[Review]:
     if "full_review" not in data:
         raise DataError(path, "missing", field="full_review")
     text = require_str(path, data["full_review"], "full_review")
-    think, body = without_think(text)
-    if not body:
-        return []
-    return [
-        llm_review(
-            system=SYSTEM,
-            paper_id=paper_id,
-            venue=venue,
-            path=path,
-            raw_text=raw,
-            body=body,
-            sections=split_bold_sections(body),
-            think=think,
-        )
-    ]
+    return single_llm_review(
+        text,
+        split_bold_sections,
+        system=SYSTEM,
+        paper_id=paper_id,
+        venue=venue,
+        path=path,
+        raw_text=raw,
+    )
 
 
 def check(data: Any) -> list[tuple[str | None, str]]:
