@@ -46,3 +46,37 @@ def test_describe_records_human_aggregation():
     d = get_dimension("novelty").describe()
     assert d["human_aggregation"] == "per_review_mean"
     assert d["human_aggregation_modes"] == ["per_review_mean", "panel_concat"]
+
+
+
+async def test_paper_context_built_once_per_unit_not_per_review(cache, monkeypatch):
+    """The abstract/introduction given to every verdict is the paper's: one extraction per unit,
+    however many of its reviews (human reviews are judged one by one) have claims."""
+    import prism_review.dimensions.novelty as nov
+    from prism_review.data.layout import EvalLayout, demo_root
+    from prism_review.dimensions.base import RunContext, WorkUnit
+    from prism_review.llm import make_judge
+
+    calls: list[int] = []
+    real = nov.extract_abstract_intro
+
+    def counting(*a, **k):
+        calls.append(1)
+        return real(*a, **k)
+
+    monkeypatch.setattr(nov, "extract_abstract_intro", counting)
+    layout = EvalLayout(demo_root())
+    venue, pid, review = next(
+        (v, p, rs[0])
+        for v in layout.venues()
+        for p in layout.paper_ids(v)
+        for s in layout.systems(v)
+        if s != "human" and (rs := layout.load_reviews(v, p, s))
+    )
+    paper = layout.load_paper(venue, pid)
+    twins = [review.model_copy(update={"reviewer_id": f"Human_{k}", "system": "human"}) for k in (1, 2, 3)]
+    unit = WorkUnit(key="k", venue=venue, paper_id=pid, system="human", paper=paper, reviews=twins)
+    rows = await get_dimension("novelty").evaluate(unit, RunContext(make_judge("offline")))
+    assert len(rows) == 3 and all(r.metrics["n_claims"] for r in rows)
+    assert all(r.extracted["verdicts"] for r in rows)  # every review's claims went to verdicts
+    assert len(calls) == 1

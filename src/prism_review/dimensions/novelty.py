@@ -164,6 +164,14 @@ async def get_retriever(ctx: RunContext, paper: Paper) -> Any:
     return ctx.services["novelty_retriever"]
 
 
+def verdict_paper_inputs(paper: Paper, side: dict[str, Any], compat: bool) -> dict[str, Any]:
+    """The paper's fields of a verdict input: abstract + introduction and the contributions."""
+    contribs = [" ".join(filter(None, (c.get("name"), c.get("author_claim_text"), c.get("description"))))
+                for c in side.get("contributions", [])]
+    return {"paper_context": extract_abstract_intro(paper.full_text, strict=not compat),
+            "contributions": contribs, "compat": compat}
+
+
 def _usage_dict(u: Usage) -> dict[str, Any]:
     return u.model_dump()
 
@@ -260,10 +268,13 @@ class NoveltyDimension(Dimension):
                      "queries": [{k: q.get(k) for k in ("id", "query", "status", "count", "error") if k in q}
                                  for q in pool.get("queries", [])]},
         }
-        return [await self._one(ctx, unit, rid, text, side_rec["side"], pool, shared) for rid, text in texts]
+        # the paper's side of every verdict, the same for each review of the unit: built once
+        works = related_works(pool.get("candidate_pool_top30", []))
+        paper_inputs = verdict_paper_inputs(paper, side_rec["side"], ctx.compat) if works else {}
+        return [await self._one(ctx, unit, rid, text, works, paper_inputs, shared) for rid, text in texts]
 
-    async def _one(self, ctx: RunContext, unit: WorkUnit, reviewer_id: str, text: str, side: dict[str, Any],
-                   pool: dict[str, Any], shared: dict[str, Any]) -> ResultRow:
+    async def _one(self, ctx: RunContext, unit: WorkUnit, reviewer_id: str, text: str, works: list[dict[str, Any]],
+                   paper_inputs: dict[str, Any], shared: dict[str, Any]) -> ResultRow:
         usage = Usage()
         cres = await ctx.run(ClaimsStep(), ClaimsInput(review_id=reviewer_id, review=review_for_extraction(text)))
         usage.add(cres.usage)
@@ -273,8 +284,7 @@ class NoveltyDimension(Dimension):
         out = cres.output
         claims = [{**c.model_dump(), "text": c.text[:CLAIM_MAX_CHARS], "source": s}
                   for c, s in zip(out.novelty_claims, out.sources, strict=True)]
-        works = related_works(pool.get("candidate_pool_top30", []))
-        outcomes = await self._verdicts(ctx, unit.paper, side, claims, works, usage)
+        outcomes = await self._verdicts(ctx, paper_inputs, claims, works, usage)
         policy = str(ctx.setting("novelty_policy", "top3_relevance"))
         result = assemble(claims, works, outcomes, policy=policy, compat=ctx.compat)
         finals = [a["final_score"] for a in result["aggregated"]]
@@ -297,13 +307,10 @@ class NoveltyDimension(Dimension):
         return self.new_row(unit, reviewer_id, status="unscored" if unscored else "ok", metrics=metrics,
                             extracted=extracted, usage=usage, error="every verdict unscored" if unscored else None)
 
-    async def _verdicts(self, ctx: RunContext, paper: Paper, side: dict[str, Any], claims: list[dict[str, Any]],
+    async def _verdicts(self, ctx: RunContext, paper_inputs: dict[str, Any], claims: list[dict[str, Any]],
                         works: list[dict[str, Any]], usage: Usage) -> dict[tuple[str, str], Any]:
         if not claims or not works:
             return {}
-        context = extract_abstract_intro(paper.full_text, strict=not ctx.compat)
-        contribs = [" ".join(filter(None, (c.get("name"), c.get("author_claim_text"), c.get("description"))))
-                    for c in side.get("contributions", [])]
         cands = [CandidateText(cand_id=w["related_paper_id"], text=w["text"], relevance=w["relevance_score"])
                  for w in works]
         offline = getattr(ctx.judge, "mode", "offline") == "offline"
@@ -312,8 +319,7 @@ class NoveltyDimension(Dimension):
 
         async def one_chunk(claim: dict[str, Any], chunk: list[CandidateText]) -> None:
             common = {"claim_id": claim["claim_id"], "claim": claim["text"], "claim_stance": claim["stance"],
-                      "prior_work_strings": claim.get("prior_work_strings", []), "paper_context": context,
-                      "contributions": contribs, "compat": ctx.compat}
+                      "prior_work_strings": claim.get("prior_work_strings", []), **paper_inputs}
             if size == 1:
                 res = await ctx.run(VerdictStep(), VerdictInput(**common, candidate=chunk[0]))
                 got = {chunk[0].cand_id: res.output.model_dump()} if res.ok and res.output else {}
