@@ -34,8 +34,9 @@ def content_blocks(content: str) -> list[str]:
     """The simulated reviewers of ``content``: its ``## Reviewer`` blocks (each ending at a
     ``*****`` line or a top-level heading such as ``## Meta Review``); without such headings,
     the non-empty parts between ``*****`` lines."""
-    if reviewer_blocks(content):
-        return [text for _, text in reviewer_blocks(content) if text]
+    blocks = reviewer_blocks(content)
+    if blocks:
+        return [text for _, text in blocks if text]
     return [t for t in (strip_rules(p).strip() for p in SEPARATOR.split(content)) if t]
 
 
@@ -52,13 +53,13 @@ def generated(path: Path, data: Any) -> dict[str, Any]:
     if not isinstance(gen, dict):
         what = "missing" if gen is None else f"a {type(gen).__name__}, expected an object"
         raise DataError(path, what, field="generated_review")
-    for key in ("content",):
-        if gen.get(key) is not None and not isinstance(gen[key], str):
-            raise DataError(
-                path,
-                f"expected a string, got {type(gen[key]).__name__}",
-                field=f"generated_review.{key}",
-            )
+    content = gen.get("content")
+    if content is not None and not isinstance(content, str):
+        raise DataError(
+            path,
+            f"expected a string, got {type(content).__name__}",
+            field="generated_review.content",
+        )
     for key in ("reviews", "weaknesses", "questions"):
         if gen.get(key) is not None and not isinstance(gen[key], list):
             raise DataError(
