@@ -16,12 +16,13 @@ import json
 import math
 from collections import defaultdict
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from prism_review.dimensions.base import ResultRow
-from prism_review.metrics import stats
+if TYPE_CHECKING:  # the CLI imports every command module at start-up: numpy loads on use only
+    from prism_review.dimensions.base import ResultRow
+    from prism_review.metrics import stats
 
 
 def _metric_keys(dimension: str, rows: list[ResultRow], wanted: list[str] | None) -> list[str]:
@@ -65,6 +66,8 @@ def paired_papers(
     rows: list[ResultRow], a: str, b: str, metrics: list[str]
 ) -> list[stats.PairedPaper]:
     """One :class:`~prism_review.metrics.stats.PairedPaper` per paper that both systems judged."""
+    from prism_review.metrics import stats
+
     vals: dict[tuple[str, str], dict[str, dict[str, list[float]]]] = defaultdict(
         lambda: defaultdict(lambda: defaultdict(list))
     )
@@ -102,6 +105,8 @@ def compare_rows(
     n_bootstrap: int = 10_000,
 ) -> dict[str, Any]:
     """The full comparison per dimension (what ``--json`` prints)."""
+    from prism_review.metrics import stats
+
     out: dict[str, Any] = {"a": a, "b": b, "dimensions": {}}
     by_dim: dict[str, list[ResultRow]] = defaultdict(list)
     for r in rows:
