@@ -12,7 +12,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from prism_review.data.errors import DataError
 from prism_review.data.skips import SkipLog
 
 _CHUNK = 1 << 20
@@ -57,17 +56,3 @@ def iter_jsonl(path: str | Path, skips: SkipLog) -> Iterator[tuple[int, dict[str
             skips.add(path, f"expected an object, got {type(obj).__name__}", record=where)
             continue
         yield lineno, obj
-
-
-def read_json_file(path: str | Path) -> Any:
-    """Decode one JSON file; any failure is a :class:`DataError` naming the file."""
-    try:
-        data = Path(path).read_bytes()
-    except OSError as exc:
-        raise DataError(path, f"cannot read: {exc.strerror}") from exc
-    try:
-        return json.loads(data.decode("utf-8"))
-    except UnicodeDecodeError as exc:
-        raise DataError(path, f"not valid UTF-8 (byte {exc.start})") from exc
-    except json.JSONDecodeError as exc:
-        raise DataError(path, f"invalid JSON ({exc.msg}, line {exc.lineno})") from exc
