@@ -9,7 +9,6 @@ holds ``json/<id>.json`` (reviews, decision, meta-review), ``txt/<id>.txt``, the
 
 from __future__ import annotations
 
-import json
 import zipfile
 import zlib
 from collections.abc import Iterator
@@ -28,6 +27,7 @@ from prism_review.data.grobid import (
 from prism_review.data.reviews import human_review
 from prism_review.data.skips import SkipLog
 from prism_review.records import BibEntry, Decision, Paper, Review
+from prism_review.systems.base import parse_json
 from prism_review.venues import Venue, get_venue
 
 #: GROBID output kind → (sub-folder, file suffix)
@@ -130,12 +130,7 @@ def _load_json(data: bytes, *, path: str) -> Any:
     text = _decode(data, path=path)
     if not text.strip():
         raise DataError(path, "empty JSON file")
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise DataError(
-            path, f"invalid JSON ({exc.msg}, line {exc.lineno} col {exc.colno})"
-        ) from exc
+    return parse_json(path, text)
 
 
 @dataclass

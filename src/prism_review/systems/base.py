@@ -43,7 +43,7 @@ def check_txt(path: Path) -> list[tuple[str | None, str]]:
     return []
 
 
-def parse_json(path: Path, text: str) -> Any:
+def parse_json(path: Path | str, text: str) -> Any:
     """Parse JSON ``text`` read from ``path``; errors become :class:`DataError` naming the file."""
     try:
         return json.loads(text)
