@@ -103,10 +103,11 @@ def write_html(
     for r in rows:
         papers[(r.venue, r.paper_id)].append(r)
     heads = {d.name: headline_specs(d) for d in dims}
+    rank = {s: i for i, s in enumerate(system_order(r.system for r in rows))}
     browse = []
     for (venue, pid), prow in list(papers.items())[:MAX_BROWSE_PAPERS]:
         items = []
-        for r in sorted(prow, key=lambda x: (x.dimension, system_order([x.system]), x.reviewer_id)):
+        for r in sorted(prow, key=lambda x: (x.dimension, rank[x.system], x.reviewer_id)):
             extracted = json.dumps(r.extracted, ensure_ascii=False, indent=1)
             if len(extracted) > MAX_EXTRACTED_CHARS:
                 extracted = extracted[:MAX_EXTRACTED_CHARS] + "\n… (truncated; full data in results.jsonl)"
