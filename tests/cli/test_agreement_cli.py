@@ -46,3 +46,9 @@ def test_in_sample_files_are_flagged_and_held_out_ones_are_not():
 def test_unknown_dataset_and_missing_file(tmp_path):
     assert _run("--dataset", "nope", "--file", str(DATA / "labels/revutil/dev.jsonl")).exit_code == 2
     assert _run("--dataset", "revutil", "--file", str(tmp_path / "missing.jsonl")).exit_code == 2
+
+
+def test_bad_judge_spec_is_a_message_not_a_traceback():
+    res = _run("--dataset", "revutil", "--file", str(DATA / "labels/revutil/dev.jsonl"), "--judge", "bogus/x")
+    assert res.exit_code == 2 and res.exception is not None and isinstance(res.exception, SystemExit)
+    assert "unknown judge 'bogus/x'" in res.stderr

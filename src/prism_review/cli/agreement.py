@@ -43,7 +43,12 @@ def agreement(
         opts["base_url"] = base_url
     if config:
         opts["config_path"] = config
-    the_judge = make_judge(judge, **opts) if judge != "offline" else make_judge("offline")
+    try:
+        the_judge = make_judge(judge, **opts)  # "offline" ignores the LLM options
+    except Exception as exc:  # bad spec or missing key: a message, not a traceback
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from exc
+
     async def _measure() -> dict[str, Any]:
         return dict(await measure(file, the_judge, limit))
 
