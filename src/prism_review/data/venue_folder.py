@@ -197,12 +197,10 @@ class VenueFolder:
 
     def scraping_summary(self) -> ScrapingSummary | None:
         """The parsed ``scraping_summary.json`` (None when absent)."""
-        rel = "scraping_summary.json"
-        data = self._src.read(rel)
-        if data is None:
+        found = self._read_json("scraping_summary.json")
+        if found is None:
             return None
-        label = self._src.label(rel)
-        value = _load_json(data, path=label)
+        value, label = found
         if not isinstance(value, dict):
             raise DataError(label, f"expected an object, got {type(value).__name__}")
         ids = value.get("paper_ids", [])
@@ -248,27 +246,27 @@ class VenueFolder:
         data = self._src.read(rel)
         return None if data is None else _decode(data, path=self._src.label(rel))
 
+    def _read_json(self, rel: str) -> tuple[Any, str] | None:
+        """``(decoded JSON, label)`` of member ``rel`` (None when absent)."""
+        data = self._src.read(rel)
+        if data is None:
+            return None
+        label = self._src.label(rel)
+        return _load_json(data, path=label), label
+
     def _grobid_rel(self, kind: str, paper_id: str) -> str:
         folder, suffix = GROBID_KINDS[kind]
         return f"{folder}/{paper_id}{suffix}"
 
     def grobid_metadata(self, paper_id: str) -> GrobidMetadata | None:
         """Parsed ``grobid_metadata/<id>.grobid.json`` (None when absent)."""
-        rel = self._grobid_rel("metadata", paper_id)
-        data = self._src.read(rel)
-        if data is None:
-            return None
-        label = self._src.label(rel)
-        return parse_grobid_metadata(_load_json(data, path=label), path=label)
+        found = self._read_json(self._grobid_rel("metadata", paper_id))
+        return None if found is None else parse_grobid_metadata(found[0], path=found[1])
 
     def grobid_bib(self, paper_id: str) -> list[BibEntry] | None:
         """Parsed ``grobid_bib/<id>.grobid.json`` (None when absent)."""
-        rel = self._grobid_rel("bib", paper_id)
-        data = self._src.read(rel)
-        if data is None:
-            return None
-        label = self._src.label(rel)
-        return parse_grobid_bib(_load_json(data, path=label), path=label)
+        found = self._read_json(self._grobid_rel("bib", paper_id))
+        return None if found is None else parse_grobid_bib(found[0], path=found[1])
 
     def grobid_bibtex(self, paper_id: str) -> str | None:
         """Raw ``grobid_bib/<id>.grobid.bib`` text (None when absent)."""
