@@ -159,7 +159,8 @@ def write_csv(
             )
 
 
-def _label(system: str) -> str:
+def system_label(system: str) -> str:
+    """A system's display name (its id when it is not registered)."""
     spec = SYSTEMS.get(system)
     return spec.label if spec else system
 
@@ -183,7 +184,7 @@ def table(
     header = ["System"] + [s.label for _, s in specs]
     body = []
     for system in systems:
-        line = [_label(system)]
+        line = [system_label(system)]
         for d, s in specs:
             r = cells.get((d.name, system, s.key))
             line.append(Stat(mean=r.mean, sd=r.sd, n=r.n).fmt(s) if r else "–")

@@ -11,9 +11,9 @@ from prism_review.pipelines.summary import (
     SummaryRow,
     headline_specs,
     per_paper_values,
+    system_label,
     system_order,
 )
-from prism_review.systems.registry import SYSTEMS
 
 
 def _png(fig) -> str:  # type: ignore[no-untyped-def]
@@ -23,10 +23,6 @@ def _png(fig) -> str:  # type: ignore[no-untyped-def]
     fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
     plt.close(fig)
     return base64.b64encode(buf.getvalue()).decode("ascii")
-
-
-def _label(s: str) -> str:
-    return SYSTEMS[s].label if s in SYSTEMS else s
 
 
 def headline_bars(summary: list[SummaryRow], dims: list[Dimension]) -> str | None:
@@ -50,7 +46,7 @@ def headline_bars(summary: list[SummaryRow], dims: list[Dimension]) -> str | Non
         colors = ["#4c72b0" if sy == "human" else "#dd8452" for sy in systems]
         ax.bar(range(len(systems)), means, yerr=sds, color=colors, capsize=3)
         ax.set_xticks(range(len(systems)))
-        ax.set_xticklabels([_label(x) for x in systems], rotation=45, ha="right", fontsize=8)
+        ax.set_xticklabels([system_label(x) for x in systems], rotation=45, ha="right", fontsize=8)
         ax.set_title(s.label, fontsize=10)
         ax.set_ylim(bottom=0)
     fig.tight_layout()
@@ -80,7 +76,7 @@ def distributions(rows: list[ResultRow], dims: list[Dimension]) -> str | None:
         systems = system_order(data)
         ax.boxplot([data[s] for s in systems], showmeans=True)
         ax.set_xticks(range(1, len(systems) + 1))
-        ax.set_xticklabels([_label(x) for x in systems], rotation=45, ha="right", fontsize=8)
+        ax.set_xticklabels([system_label(x) for x in systems], rotation=45, ha="right", fontsize=8)
         ax.set_title(label, fontsize=10)
     fig.tight_layout()
     return _png(fig)
