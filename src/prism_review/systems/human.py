@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from prism_review.data.errors import DataError
+from prism_review.data.reviews import human_reviewer_id
 from prism_review.records import Review, Section
 from prism_review.systems.base import parse_json, read_text
 from prism_review.systems.parsing import SKIP_VALUES, family
@@ -64,7 +65,7 @@ def human_review(
     are neither an object nor a string, and for text fields holding objects.
     """
     where = f"reviews[{index}]"
-    rid = f"Human_{index + 1}"
+    rid = human_reviewer_id(index)
     if isinstance(fields, str):
         if is_skip_value(fields, venue.id):
             return None
