@@ -179,20 +179,19 @@ class FlawsDimension(Dimension):
         )
         cons = await ctx.run(ConsolidateStep(), cons_in)
         if not cons.ok:
-            return self._rows(unit, members, written, status="unscored", error=cons.error)
+            return self._unscored(unit, members, written, cons.error)
         assert cons.output is not None
         flaws, unknown = _known_keys(cons.output.micro_flaws, set(ids))
-        val_in = ValidateInput(
-            paper_text=unit.paper.full_text,
-            micro_flaws=flaws,
-            max_paper_chars=int(ctx.setting("flaws.paper_chars", DEFAULT_PAPER_CHARS)),
-        )
-        if not flaws:
-            evals: dict[str, dict[str, Any]] = {}
-        else:
+        evals: dict[str, dict[str, Any]] = {}
+        if flaws:
+            val_in = ValidateInput(
+                paper_text=unit.paper.full_text,
+                micro_flaws=flaws,
+                max_paper_chars=int(ctx.setting("flaws.paper_chars", DEFAULT_PAPER_CHARS)),
+            )
             val = await ctx.run(ValidateStep(), val_in)
             if not val.ok:
-                return self._rows(unit, members, written, status="unscored", error=val.error)
+                return self._unscored(unit, members, written, val.error)
             assert val.output is not None
             evals = {k: v.model_dump() for k, v in val.output.evaluations.items()}
         flaw_dicts = [f.model_dump() for f in flaws]
@@ -287,22 +286,21 @@ class FlawsDimension(Dimension):
             rows.append(scored["metrics"])
         return {r["Reviewer_ID"]: r for r in add_cps_norm(rows)}, mentions, errors
 
-    def _rows(
+    def _unscored(
         self,
         unit: WorkUnit,
         members: list[tuple[str, Review, str]],
         written: set[str],
-        *,
-        status: str,
         error: str | None,
     ) -> list[ResultRow]:
+        """The unit's rows when a step the metrics need gave no usable reply: unscored, null."""
         return [
             self.new_row(
                 unit,
                 review.reviewer_id,
                 system=HUMAN if pid != LLM_ID else review.system,
                 pairing=unit.extra.get("pairing"),
-                status="unscored" if status == "unscored" else "error",
+                status="unscored",
                 error=error,
                 extracted={"pool_id": pid, "reference": unit_reference(unit)},
             )
