@@ -150,3 +150,22 @@ def test_corpus_source_counts_unreadable_bibliographies(tmp_path):
                                    "--corpus", str(tmp_path / "papers.parquet")])
     assert res.exit_code == 0, res.output
     assert "left out: 2 problem(s)" in res.stderr and "[a1] (field 'bibliography_json')" in res.stderr
+
+
+def test_docs_from_jsonl_streams_rows_and_names_a_bad_line(tmp_path):
+    import pytest
+
+    from prism_review.retrieval.sources import docs_from_jsonl
+
+    src = tmp_path / "lit.jsonl"
+    src.write_bytes(b'{"paper_id": "a", "title": "One\xe2\x80\xa8title", "year": "2021-05"}\n\n'
+                    b'{"id": "b", "title": "Two", "kind": "bib"}\n[1]\n')
+    docs = docs_from_jsonl(src)
+    assert next(docs) == {"id": "a", "title": "One\u2028title", "abstract": None, "year": 2021,
+                          "venue": None, "kind": "paper"}
+    assert next(docs)["kind"] == "bib"
+    with pytest.raises(ValueError, match=r"lit\.jsonl \[line 4\].*expected an object"):
+        next(docs)
+    src.write_bytes(b'{"title": "\xff"}\n')
+    with pytest.raises(ValueError, match=r"\[line 1\].*not valid UTF-8"):
+        list(docs_from_jsonl(src))

@@ -11,11 +11,11 @@ Each function yields index documents ``{id, title, abstract, year, venue, kind}`
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from prism_review.data.jsonl import iter_jsonl
 from prism_review.data.skips import SkipLog
 from prism_review.records import BibEntry
 from prism_review.retrieval.bibparse import parse_reference_list
@@ -44,17 +44,9 @@ def _year(value: Any) -> int | None:
 
 
 def docs_from_jsonl(path: str | Path) -> Iterator[dict[str, Any]]:
-    """Rows ``{id, title, abstract, year, venue}`` (split on ``\\n`` only; blank lines skipped)."""
-    text = Path(path).read_text(encoding="utf-8")
-    for n, line in enumerate(text.split("\n"), start=1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{path}:{n}: invalid JSON ({exc.msg})") from exc
-        if not isinstance(row, dict):
-            raise ValueError(f"{path}:{n}: expected a JSON object")
+    """Rows ``{id, title, abstract, year, venue}``, streamed; blank lines are skipped and a line
+    that is not a JSON object raises :class:`~prism_review.data.errors.DataError` naming it."""
+    for _, row in iter_jsonl(path, SkipLog(strict=True)):
         yield {
             "id": row.get("id") or row.get("paper_id") or row.get("paperId"),
             "title": row.get("title"),
