@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from typer.testing import CliRunner
@@ -11,6 +12,11 @@ from typer.testing import CliRunner
 from prism_review.cli import app
 from prism_review.dimensions.base import ResultRow
 from prism_review.metrics import stats
+
+
+def _row(pid: str, system: str, reviewer_id: str, unit_key: str, metrics: dict[str, float], **kw: Any) -> ResultRow:
+    return ResultRow(dimension="constructiveness", venue="ICLR2024", paper_id=pid, system=system,
+                     reviewer_id=reviewer_id, unit_key=unit_key, metrics=metrics, **kw)
 
 
 def _write_log(path: Path) -> dict[str, list[float]]:
@@ -26,43 +32,10 @@ def _write_log(path: Path) -> dict[str, list[float]]:
         truth["human"].append(sum(h) / 2)
         truth["sea"].append(s)
         for k, v in enumerate(h, start=1):
-            rows.append(
-                ResultRow(
-                    dimension="constructiveness",
-                    venue="ICLR2024",
-                    paper_id=pid,
-                    system="human",
-                    reviewer_id=f"Human_{k}",
-                    unit_key=f"{pid}/h{k}",
-                    metrics={"mcs": v, "d5": 1.0},
-                    meta=meta,
-                )
-            )
-        rows.append(
-            ResultRow(
-                dimension="constructiveness",
-                venue="ICLR2024",
-                paper_id=pid,
-                system="sea",
-                reviewer_id="SEA",
-                unit_key=f"{pid}/sea",
-                metrics={"mcs": s, "d5": 1.0},
-                meta=meta,
-            )
-        )
+            rows.append(_row(pid, "human", f"Human_{k}", f"{pid}/h{k}", {"mcs": v, "d5": 1.0}, meta=meta))
+        rows.append(_row(pid, "sea", "SEA", f"{pid}/sea", {"mcs": s, "d5": 1.0}, meta=meta))
     # an unscored row must be ignored even though its metric looks extreme
-    rows.append(
-        ResultRow(
-            dimension="constructiveness",
-            venue="ICLR2024",
-            paper_id="p00",
-            system="sea",
-            reviewer_id="SEA2",
-            unit_key="p00/bad",
-            status="unscored",
-            metrics={"mcs": 100.0},
-        )
-    )
+    rows.append(_row("p00", "sea", "SEA2", "p00/bad", {"mcs": 100.0}, status="unscored"))
     path.write_text("".join(r.model_dump_json() + "\n" for r in rows), encoding="utf-8")
     return truth
 
