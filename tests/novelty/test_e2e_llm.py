@@ -77,14 +77,17 @@ async def test_novelty_end_to_end_per_pair_and_panel(llm_server, loopback_judge,
     assert human[0].metrics["n_claims"] == 1 and human[0].metrics["has_claim"] == 1
 
 
-async def test_bad_judge_replies_are_unscored_not_zero(llm_server, loopback_judge, tmp_path):
-    def broken(body):
-        user = fx._user(body)
-        if "Review claim" in user:
-            return "I cannot answer in JSON, sorry."
-        return fx.responder(body)
+def _verdicts_answered(reply):
+    """The fixture responder, except that every verdict call gets ``reply``."""
 
-    llm_server.set_responder(broken)
+    def responder(body):
+        return reply if "Review claim" in fx._user(body) else fx.responder(body)
+
+    return responder
+
+
+async def test_bad_judge_replies_are_unscored_not_zero(llm_server, loopback_judge, tmp_path):
+    llm_server.set_responder(_verdicts_answered("I cannot answer in JSON, sorry."))
     with S2Server(recorded_script()) as s2:
         rows = await _run(loopback_judge(), s2, tmp_path)
     sea = next(r for r in rows if r.system == "sea")
@@ -93,13 +96,7 @@ async def test_bad_judge_replies_are_unscored_not_zero(llm_server, loopback_judg
 
 
 async def test_compat_scores_bad_replies_zero_and_drops_relevance(llm_server, loopback_judge, tmp_path):
-    def broken(body):
-        user = fx._user(body)
-        if "Review claim" in user:
-            return "not json"
-        return fx.responder(body)
-
-    llm_server.set_responder(broken)
+    llm_server.set_responder(_verdicts_answered("not json"))
     with S2Server(recorded_script()) as s2:
         rows = await _run(loopback_judge(), s2, tmp_path, compat=True)
     sea = next(r for r in rows if r.system == "sea")
