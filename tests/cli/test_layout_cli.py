@@ -51,3 +51,14 @@ def test_validate_evaluate_compare_report(tmp_path):
 
     rep = runner.invoke(app, ["report", str(out), "--no-html"])
     assert rep.exit_code == 0 and "Table 1" in rep.output
+
+
+def test_validate_partial_accepts_missing_system_folders(tmp_path):
+    import shutil
+
+    root = write_layout(tmp_path / "data", {"ICLR2024": ["p1"]})
+    shutil.rmtree(root / "ICLR2024" / "sea")
+    runner = CliRunner()
+    strict = runner.invoke(app, ["data", "validate", str(root)])
+    assert strict.exit_code == 1 and "is missing" in strict.output
+    assert runner.invoke(app, ["data", "validate", str(root), "--partial"]).exit_code == 0
