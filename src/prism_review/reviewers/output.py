@@ -13,22 +13,16 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from prism_review.data.jsonl import iter_jsonl
+from prism_review.data.skips import SkipLog
+
 
 def read_rows(path: Path) -> list[dict[str, Any]]:
-    """The complete JSON-object rows of ``path`` (split on ``\\n`` only; torn/blank lines skipped)."""
+    """The complete JSON-object rows of ``path`` (split on ``\\n`` only; blank lines and torn
+    lines, even one cut inside a multi-byte character, are skipped)."""
     if not path.is_file():
         return []
-    rows = []
-    for line in path.read_text(encoding="utf-8").split("\n"):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError:
-            continue
-        if isinstance(row, dict):
-            rows.append(row)
-    return rows
+    return [row for _, row in iter_jsonl(path, SkipLog())]
 
 
 class JsonlAppender:
