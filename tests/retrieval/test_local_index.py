@@ -169,3 +169,15 @@ def test_docs_from_jsonl_streams_rows_and_names_a_bad_line(tmp_path):
     src.write_bytes(b'{"title": "\xff"}\n')
     with pytest.raises(ValueError, match=r"\[line 1\].*not valid UTF-8"):
         list(docs_from_jsonl(src))
+
+
+def test_failed_rebuild_keeps_the_existing_index(tmp_path):
+    src = tmp_path / "papers.jsonl"
+    src.write_text("\n".join(json.dumps(p) for p in PAPERS) + "\n", encoding="utf-8")
+    out = tmp_path / "idx"
+    assert CliRunner().invoke(app, ["index", "build", "--out", str(out), "--jsonl", str(src)]).exit_code == 0
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps(PAPERS[0]) + "\nnot json\n", encoding="utf-8")
+    res = CliRunner().invoke(app, ["index", "build", "--out", str(out), "--jsonl", str(bad)])
+    assert res.exit_code == 2 and "line 2" in res.output
+    assert LocalIndex(out).manifest["documents"] == 3  # the bad input did not wipe the old index

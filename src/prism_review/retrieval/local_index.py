@@ -81,12 +81,12 @@ def build_index(
     """Write a fresh index of ``docs`` to ``out_dir`` and return its manifest."""
     t0 = time.perf_counter()
     out = Path(out_dir)
+    if out.exists() and not (out / MANIFEST).exists() and any(out.iterdir()):
+        raise FileExistsError(f"{out} exists and is not a prism index; refusing to overwrite")
+    merged = merge_docs(docs)  # read every source first: unreadable input leaves the old index
     if out.exists():
-        if not (out / MANIFEST).exists() and any(out.iterdir()):
-            raise FileExistsError(f"{out} exists and is not a prism index; refusing to overwrite")
         shutil.rmtree(out)
     out.mkdir(parents=True)
-    merged = merge_docs(docs)
     index = tantivy.Index(_schema(), path=str(out))
     writer = index.writer(heap_size=50_000_000, num_threads=1)
     for d in merged:
