@@ -154,8 +154,3 @@ class ARCStep(JudgeStep[ARCInput, ARCOutput]):
         for i, a in enumerate(arcs, start=1):
             a["arc_id"] = f"ARC_{i:02d}"
         return ARCOutput.model_validate({"atomic_comments": arcs})
-
-
-def arcs_as_dicts(out: ARCOutput) -> list[dict[str, Any]]:
-    """Plain dicts of the ARCs (for metrics and the results log)."""
-    return [a.model_dump() for a in out.atomic_comments]
