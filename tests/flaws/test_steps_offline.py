@@ -224,3 +224,25 @@ def test_validate_check_judges_the_ids_finalize_keeps() -> None:
     )
     problem = step.check(inp, unrated)
     assert problem is not None and "F01" in problem and "no severity" in problem
+
+
+def test_map_offline_names_each_mentions_own_section() -> None:
+    review = (
+        "**Weaknesses:**\n- There is no ablation study on the gating module.\n\n"
+        "**Questions:**\n- Why are there typos in Section 3?"
+    )
+    issues = [
+        Issue(issue_id="F01", shared_severity="Minor", canonical_summary="typos"),
+        Issue(issue_id="F02", shared_severity="Critical", canonical_summary="no ablation"),
+    ]
+    hints = {
+        "F01": "Why are there typos in Section 3?",
+        "F02": "There is no ablation study on the gating module.",
+    }
+    out = MapStep().offline(
+        MapInput(reviewer_id="Human_1", review_text=review, issues=issues, hints=hints)
+    )
+    assert [(m.issue_id, m.section_name) for m in out.mentions] == [
+        ("F02", "Weaknesses"),
+        ("F01", "Questions"),
+    ]

@@ -31,7 +31,12 @@ from prism_review.judge.flaws.models import (
     ValidateInput,
     ValidateOutput,
 )
-from prism_review.judge.flaws.splitting import Criticism, criticisms, review_sections
+from prism_review.judge.flaws.splitting import (
+    Criticism,
+    ReviewSection,
+    criticisms,
+    review_sections,
+)
 from prism_review.judge.flaws.taxonomy import ontology_severity
 from prism_review.judge.flaws.topics import topic_for
 from prism_review.judge.flaws.validity import PaperIndex, ValidityParams, judge
@@ -83,9 +88,9 @@ def validate(inp: ValidateInput, params: ValidityParams | None = None) -> Valida
     return ValidateOutput(evaluations=evals)
 
 
-def _section_at(text: str, pos: int) -> str:
+def _section_at(sections: list[ReviewSection], pos: int) -> str:
     name = "Weaknesses"
-    for sec in review_sections(text):
+    for sec in sections:
         if sec.start <= pos and sec.name:
             name = sec.name
     return name
@@ -95,6 +100,7 @@ def map_review(inp: MapInput, min_ratio: float = 80.0) -> MapOutput:
     """Offline Step 3 (mentions in review order)."""
     text = inp.review_text
     sentences = sentence_spans(text) if text else []
+    sections = review_sections(text)
     found: list[tuple[int, Mention]] = []
     for issue in inp.issues:
         hint = inp.hints.get(issue.issue_id, "").strip()
@@ -122,7 +128,7 @@ def map_review(inp: MapInput, min_ratio: float = 80.0) -> MapOutput:
                 pos,
                 Mention(
                     issue_id=issue.issue_id,
-                    section_name=_section_at(text, pos),
+                    section_name=_section_at(sections, pos),
                     anchor_quote=" ".join(words[:20]),
                     content=issue.canonical_summary,
                 ),
