@@ -150,7 +150,10 @@ def validate(
     """Check a PRISM evaluation layout; print every problem and exit 1 if there is any."""
     from prism_review.data.layout import validate_layout
 
-    problems = validate_layout(root, venues=venue, require_all_systems=not partial)
+    if partial:
+        problems = validate_layout(root, venues=venue, require_all_systems=False)
+    else:
+        problems = validate_layout(root, venues=venue)
     for p in problems:
         where = p.path + (f" [{p.field}]" if p.field else "")
         typer.echo(f"{where}: {p.message}")
