@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from prism_review.judge.base import OfflineJudge
 from prism_review.judge.constructiveness.arc import ARCInput, ARCOutput, ARCStep, anchor_is_verbatim
 from prism_review.judge.constructiveness.model import ARTEFACT, artefact_dir
@@ -160,3 +162,31 @@ def test_specific_supported_point_ranks_higher() -> None:
     a = step.offline(ARCInput(review_text=SPECIFIC, comments=[SPECIFIC])).atomic_comments[0]
     b = step.offline(ARCInput(review_text=VAGUE, comments=[VAGUE])).atomic_comments[0]
     assert a.D2_specificity > b.D2_specificity
+
+
+def test_offline_arcs_compute_hand_features_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The rubric and comment-type models share one hand-feature pass over the comments,
+    and get the same answer as with their own."""
+    from prism_review.judge.constructiveness import features
+    from prism_review.judge.constructiveness.model import load_models
+    from prism_review.judge.constructiveness.offline import offline_arcs
+
+    texts = [SPECIFIC, VAGUE]
+    models = load_models()
+    alone = (models.rubric_scores(texts), models.comment_types(texts))
+    calls: list[str] = []
+    real = features.hand_features
+
+    def counting(text: str) -> list[float]:
+        calls.append(text)
+        return real(text)
+
+    monkeypatch.setattr(features, "hand_features", counting)
+    arcs = offline_arcs("", texts)
+    assert sorted(calls) == sorted(texts)
+    shared = features.hand_matrix(texts)
+    rub = models.rubric_scores(texts, shared)
+    for dim, (y, level) in alone[0].items():
+        assert (rub[dim][0] == y).all() and (rub[dim][1] == level).all()
+        assert [a[dim] for a in arcs] == [int(v) for v in level]
+    assert models.comment_types(texts, shared) == alone[1]

@@ -163,12 +163,14 @@ class Tfidf:
         return m
 
 
+def hand_matrix(texts: Sequence[str]) -> np.ndarray:
+    """:func:`hand_features` of ``texts``, one row each."""
+    return np.asarray([hand_features(t) for t in texts], dtype=float).reshape(len(texts), -1)
+
+
 def design_matrix(
-    texts: Sequence[str], tfidf: Tfidf, extra: np.ndarray | None = None
+    texts: Sequence[str], tfidf: Tfidf, hand: np.ndarray | None = None
 ) -> np.ndarray:
-    """[TF-IDF | hand features | extra columns] for ``texts``."""
-    hand = np.asarray([hand_features(t) for t in texts], dtype=float).reshape(len(texts), -1)
-    parts = [tfidf.transform(texts), hand]
-    if extra is not None:
-        parts.append(extra)
-    return np.hstack(parts)
+    """[TF-IDF | hand features] for ``texts``; ``hand`` is their :func:`hand_matrix` when the
+    caller already has it (the rubric and comment-type models share it)."""
+    return np.hstack([tfidf.transform(texts), hand_matrix(texts) if hand is None else hand])

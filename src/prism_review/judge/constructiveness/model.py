@@ -54,22 +54,26 @@ class Models:
     type_coef: np.ndarray  # (n_classes, n_features)
     type_intercept: np.ndarray
 
-    def rubric_scores(self, texts: list[str]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-        """Per dimension: (continuous 1–5 prediction, 0/1/2 level) for each text."""
+    def rubric_scores(
+        self, texts: list[str], hand: np.ndarray | None = None
+    ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        """Per dimension: (continuous 1–5 prediction, 0/1/2 level) for each text.
+
+        ``hand``: the texts' :func:`~.features.hand_matrix`, when already computed."""
         if not texts:
             return {k: (np.zeros(0), np.zeros(0, dtype=int)) for k in self.rubric}
-        x = design_matrix(texts, self.tfidf)
+        x = design_matrix(texts, self.tfidf, hand)
         out = {}
         for k, s in self.rubric.items():
             y = s.predict(x)
             out[k] = (y, s.level(y))
         return out
 
-    def comment_types(self, texts: list[str]) -> list[str]:
-        """The most likely comment type per text (DISAPERE-trained)."""
+    def comment_types(self, texts: list[str], hand: np.ndarray | None = None) -> list[str]:
+        """The most likely comment type per text (DISAPERE-trained); ``hand`` as above."""
         if not texts:
             return []
-        x = design_matrix(texts, self.type_tfidf)
+        x = design_matrix(texts, self.type_tfidf, hand)
         logits = x @ self.type_coef.T + self.type_intercept
         return [self.type_classes[i] for i in np.argmax(logits, axis=1)]
 

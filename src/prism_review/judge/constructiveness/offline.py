@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from prism_review.judge.constructiveness.features import hand_matrix
 from prism_review.judge.constructiveness.model import load_models
 from prism_review.judge.constructiveness.rules import cue_type, solution_level, tone_level
 from prism_review.judge.constructiveness.segment import Segment, section_type, segment_review
@@ -40,8 +41,9 @@ def score_segments(segs: list[Segment], *, model_path: str | None = None) -> lis
     """ARC dicts (unnumbered) for already-cut segments."""
     models = load_models(model_path)
     texts = [s.text for s in segs]
-    rub = models.rubric_scores(texts)
-    kinds = models.comment_types(texts)
+    hand = hand_matrix(texts)  # both models use the same hand features
+    rub = models.rubric_scores(texts, hand)
+    kinds = models.comment_types(texts, hand)
     out = []
     for i, seg in enumerate(segs):
         arc: dict[str, Any] = {
