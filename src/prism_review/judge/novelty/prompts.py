@@ -78,7 +78,8 @@ understated or N/A.
 UNSUPPORTED (-2).
 Give a one- or two-sentence explanation."""
 
-VERDICT_USER = """Review claim {claim_id}:
+#: the claim and the paper, shared by the single-pair and the batch verdict prompts
+_VERDICT_CLAIM_AND_PAPER = """Review claim {claim_id}:
 <<<CLAIM START>>>
 {claim}
 <<<CLAIM END>>>
@@ -88,7 +89,9 @@ The paper under review (abstract and introduction):
 {paper}
 <<<PAPER END>>>
 
-Related work {cand_id}:
+"""
+
+VERDICT_USER = _VERDICT_CLAIM_AND_PAPER + """Related work {cand_id}:
 <<<RELATED START>>>
 {related}
 <<<RELATED END>>>
@@ -96,17 +99,7 @@ Related work {cand_id}:
 {rules}
 Return review_sentence_id "{claim_id}" and related_paper_id "{cand_id}"."""
 
-VERDICT_BATCH_USER = """Review claim {claim_id}:
-<<<CLAIM START>>>
-{claim}
-<<<CLAIM END>>>
-
-The paper under review (abstract and introduction):
-<<<PAPER START>>>
-{paper}
-<<<PAPER END>>>
-
-Related works, each judged on its own (the verdict for one must not depend on the others):
+VERDICT_BATCH_USER = _VERDICT_CLAIM_AND_PAPER + """Related works, each judged on its own (the verdict for one must not depend on the others):
 {related_blocks}
 
 For EACH related work separately:
