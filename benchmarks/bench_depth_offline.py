@@ -61,7 +61,7 @@ def main() -> None:
     judge = OfflineJudge()
     times = []
     for _ in range(args.repeat):
-        enc._cache.clear()
+        enc.clear_cache()
         t0 = time.perf_counter()
         rows = asyncio.run(_pass(units, dim, judge))
         times.append(time.perf_counter() - t0)

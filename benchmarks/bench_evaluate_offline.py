@@ -46,7 +46,7 @@ def main() -> None:
         times = []
         for i in range(args.repeat):
             out = tmp / f"{dim}-{i}"
-            load_encoder()._cache.clear()
+            load_encoder().clear_cache()
             t0 = time.perf_counter()
             res = asyncio.run(
                 run_evaluation(

@@ -37,9 +37,9 @@ def test_contextualise_next_tap_and_bias() -> None:
 def test_sentence_vector_does_not_depend_on_its_neighbours() -> None:
     enc = load_encoder()
     s = "Table 2 reports 81.3% accuracy on ImageNet."
-    enc._cache.clear()
+    enc.clear_cache()
     alone = enc.vectors([s])[0]
-    enc._cache.clear()
+    enc.clear_cache()
     among = enc.vectors(["The paper is poorly written.", s, "Please add ablations."])[1]
     assert np.array_equal(alone, among)
     assert np.isfinite(alone).all() and alone.shape == (enc.meta["dim"],)
@@ -67,13 +67,13 @@ def test_a_call_larger_than_the_cache(monkeypatch: pytest.MonkeyPatch) -> None:
     from prism_review.judge.depth import encoder as encoder_module
 
     enc = load_encoder()
-    enc._cache.clear()
+    enc.clear_cache()
     monkeypatch.setattr(encoder_module, "CACHE_SIZE", 2)
     texts = ["First point.", "Second point.", "Third point.", "Fourth point."]
     vecs = enc.vectors(texts)
     assert vecs.shape == (4, enc.meta["dim"])
-    assert len(enc._cache) == 2
-    enc._cache.clear()
+    assert enc.cached == 2
+    enc.clear_cache()
 
 
 def test_empty_call() -> None:

@@ -137,6 +137,15 @@ class SentenceEncoder:
             self._executor = ThreadPoolExecutor(self.workers, thread_name_prefix="prism-encoder")
         return self._executor
 
+    def clear_cache(self) -> None:
+        """Forget every cached sentence vector (benchmarks time cold passes with it)."""
+        self._cache.clear()
+
+    @property
+    def cached(self) -> int:
+        """Number of sentence vectors held in the cache."""
+        return len(self._cache)
+
     def vectors(self, texts: Sequence[str]) -> np.ndarray:
         """Sentence vectors of ``texts`` (cached per text)."""
         missing = list(dict.fromkeys(t for t in texts if t not in self._cache))
