@@ -179,6 +179,42 @@ def info(path: Annotated[Path, typer.Argument(help="A dataset file or folder")])
     typer.echo(json.dumps(facts, indent=2, ensure_ascii=False))
 
 
+@data_app.command("export-layout")
+def export_layout(
+    src: Annotated[Path, typer.Argument(help="papers.parquet, a corpus venue folder/zip, ProReviewer, or a layout")],
+    out: Annotated[Path, typer.Option("--out", help="Folder to write the evaluation layout into")],
+    sample: Annotated[
+        Path | None, typer.Option("--sample", help="Only the papers of this `prism data sample` manifest")
+    ] = None,
+    venue: Annotated[list[str] | None, typer.Option("--venue", help="Venue(s) to export (repeatable)")] = None,
+    limit: Annotated[int | None, typer.Option("--limit", help="At most N papers per venue")] = None,
+) -> None:
+    """Write a source's papers and human reviews as a PRISM evaluation layout (for other tools)."""
+    from prism_review.data.errors import DataError
+    from prism_review.data.export import export_layout as run_export
+    from prism_review.data.sources import open_source, read_sample
+
+    try:
+        source = open_source(src)
+        picked = read_sample(sample) if sample else None
+        res = run_export(source, out, venues=venue or None, sample=picked, limit=limit)
+    except DataError as exc:
+        console.print(f"[red]error:[/] {exc}", markup=False, highlight=False)
+        raise typer.Exit(2) from None
+    for v, n in res.papers.items():
+        console.print(f"{v}: {n} paper(s)")
+    console.print(f"wrote {sum(res.papers.values())} paper(s), {res.reviews} human review(s) "
+                  f"from {source.kind} {src} to {out}/")
+    if res.skipped:
+        console.print(f"[yellow]{len(res.skipped)} input(s) skipped:[/]")
+        for line in res.skipped[:20]:
+            console.print(f"  - {line}", markup=False, highlight=False, soft_wrap=True)
+        raise typer.Exit(1)
+    if not res.papers:
+        console.print("[yellow]nothing exported[/]: no paper matched")
+        raise typer.Exit(1)
+
+
 def register(app: typer.Typer) -> None:
     """Mount ``prism data``."""
     app.add_typer(data_app, name="data")

@@ -40,7 +40,19 @@ def _progress_table(progress: Any, judge: Any, t0: float) -> Table:
 
 def evaluate(
     data: Annotated[
-        Path | None, typer.Option("--data", help="PRISM evaluation layout (DATA_ROOT); default: the bundled demo")
+        Path | None,
+        typer.Option(
+            "--data",
+            help="Evaluation layout (DATA_ROOT), papers.parquet, a per-venue corpus folder or zip, "
+            "or ProReviewer (detected by shape); default: the bundled demo",
+        ),
+    ] = None,
+    sample: Annotated[
+        Path | None, typer.Option("--sample", help="Only the papers of this `prism data sample` manifest")
+    ] = None,
+    engine: Annotated[str, typer.Option("--engine", help="Where units run: local | ray")] = "local",
+    address: Annotated[
+        str | None, typer.Option("--address", help="Ray cluster address (--engine ray; default: start one here)")
     ] = None,
     venue: Annotated[list[str] | None, typer.Option("--venue", help="Venue(s) to include (repeatable)")] = None,
     system: Annotated[list[str] | None, typer.Option("--system", help="System(s) to evaluate (repeatable)")] = None,
@@ -84,6 +96,9 @@ def evaluate(
     """Evaluate reviews on PRISM's dimensions; resumable; writes results, summary and report."""
     import time
 
+    from prism_review.data.errors import DataError
+    from prism_review.pipelines.engines import ENGINES
+    from prism_review.pipelines.ray_engine import RayEngine
     from prism_review.pipelines.runner import (
         EvalOptions,
         Progress,
@@ -132,6 +147,7 @@ def evaluate(
         judge=judge,
         judge_options=judge_options,
         limit=limit,
+        sample=sample,
         compat=compat,
         by_venue=by_venue,
         concurrency=concurrency or 8,
@@ -144,16 +160,36 @@ def evaluate(
     except Exception as exc:  # bad provider spec or missing key: say so, no traceback
         console.print(f"[red]error:[/] {exc}")
         raise typer.Exit(2) from exc
+    if engine not in ENGINES:
+        console.print(f"[red]error:[/] unknown --engine {engine!r}; use one of {', '.join(ENGINES)}")
+        raise typer.Exit(2)
+    the_engine = None
+    if engine == "ray":
+        try:
+            import ray  # noqa: F401
+        except ImportError:
+            console.print('[red]error:[/] --engine ray needs Ray: pip install "prism-review[ray]"')
+            raise typer.Exit(2) from None
+        the_engine = RayEngine(opts, address=address)
     progress = Progress()
     t0 = time.perf_counter()
+
+    def run() -> Any:
+        return asyncio.run(
+            run_evaluation(opts, judge=the_judge, engine=the_engine, progress=progress, log=console.print)
+        )
+
     try:
         if quiet or not console.is_terminal:
-            result = asyncio.run(run_evaluation(opts, judge=the_judge, progress=progress, log=console.print))
+            result = run()
         else:
             with Live(_progress_table(progress, the_judge, t0), console=console, refresh_per_second=4) as live:
                 progress.on_update = lambda p: live.update(_progress_table(p, the_judge, t0))
-                result = asyncio.run(run_evaluation(opts, judge=the_judge, progress=progress, log=console.print))
+                result = run()
                 live.update(_progress_table(progress, the_judge, t0))
+    except DataError as exc:  # the --data or --sample path is not something we can read
+        console.print(f"[red]error:[/] {exc}", soft_wrap=True, markup=False, highlight=False)
+        raise typer.Exit(2) from exc
     except RunSettingsError as exc:
         console.print(f"[red]error:[/] {exc}")
         raise typer.Exit(2) from exc

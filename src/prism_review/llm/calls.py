@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -93,6 +94,11 @@ class CallManager:
         self.epoch = epoch
         self.stats = JudgeStats()
         self._limiters: dict[str, RateLimiter] = {}
+        #: builds the limiter of one (provider, model): ``(rpm, tpm, tag) -> RateLimiter``; the
+        #: Ray engine swaps in one that shares the limits across its workers
+        self.limiter_factory: Callable[[float, float, str], Any] = (
+            lambda rpm, tpm, tag: RateLimiter(rpm, tpm)
+        )
         self._semaphores: dict[tuple[int, str], asyncio.Semaphore] = {}
         self._inflight: dict[tuple[int, str], asyncio.Future[CallOutcome]] = {}
         self._last_error: str | None = None
@@ -107,8 +113,8 @@ class CallManager:
     def _limiter(self, api: ModelAPI, model: str) -> RateLimiter:
         tag = f"{api.provider}:{model}"
         if tag not in self._limiters:
-            self._limiters[tag] = RateLimiter(self.settings.get("rpm") or 0.0,
-                                              self.settings.get("tpm") or 0.0)
+            self._limiters[tag] = self.limiter_factory(self.settings.get("rpm") or 0.0,
+                                                       self.settings.get("tpm") or 0.0, tag)
         return self._limiters[tag]
 
     # -- one model call -------------------------------------------------------------------

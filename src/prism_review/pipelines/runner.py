@@ -24,7 +24,7 @@ import hashlib
 import json
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -35,6 +35,7 @@ from prism_review import __version__
 from prism_review.data.errors import DataError
 from prism_review.dimensions.base import Dimension, ResultRow, RunContext, WorkUnit, get_dimension
 from prism_review.judge.base import Judge
+from prism_review.pipelines.engines import Engine, LocalEngine
 from prism_review.pipelines.memo import MemoStore
 from prism_review.pipelines.results import ResultsLog
 
@@ -53,7 +54,8 @@ class EvalOptions(BaseModel):
     dimensions: list[str] = Field(default_factory=list)  # empty → all registered
     judge: str = "offline"
     judge_options: dict[str, Any] = Field(default_factory=dict)
-    limit: int | None = None  # papers per venue
+    limit: int | None = None  # papers per venue (of the manifest or sample order)
+    sample: Path | None = None  # a `prism data sample` manifest restricting the papers
     compat: bool = False
     by_venue: bool = False
     concurrency: int = 8  # units in flight
@@ -112,18 +114,20 @@ async def run_evaluation(
     opts: EvalOptions,
     *,
     judge: Judge | None = None,
+    engine: Engine | None = None,
     progress: Progress | None = None,
     log: Callable[[str], None] = lambda s: None,
 ) -> RunResult:
     """Run the evaluation described by ``opts``; resumable; returns counts and the manifest."""
-    from prism_review.data.layout import EvalLayout, demo_root, find_data_root
+    from prism_review.data.layout import demo_root
+    from prism_review.data.source_kinds import LayoutSource
+    from prism_review.data.sources import open_source, read_sample
 
     t0 = time.perf_counter()
     progress = progress or Progress()
     out = Path(opts.out)
     out.mkdir(parents=True, exist_ok=True)
-    root = find_data_root(Path(opts.data)) if opts.data else demo_root()
-    layout = EvalLayout(root)
+    source = open_source(opts.data) if opts.data else LayoutSource(demo_root())
     dims = [get_dimension(n) for n in (opts.dimensions or _all_dimensions())]
     if judge is None:
         judge_opts = dict(opts.judge_options)
@@ -142,7 +146,8 @@ async def run_evaluation(
         "tool": "prism-review",
         "version": __version__,
         "started": datetime.now(UTC).isoformat(timespec="seconds"),
-        "data": str(root),
+        "data": str(source.path),
+        "source": source.kind,
         "judge": judge.describe(),
         "judge_spec": opts.judge,
         "compat": opts.compat,
@@ -166,62 +171,38 @@ async def run_evaluation(
         memo_store=memo,
     )
 
-    wanted_venues = _norm_venues(opts.venues)
     wanted_systems = _norm_systems(opts.systems)
-    venues = [v for v in layout.venues() if not opts.venues or v in wanted_venues]
     load_errors: list[dict[str, Any]] = []
-    work: list[tuple[Dimension, WorkUnit]] = []
-    for venue in venues:
-        ids = layout.paper_ids(venue)
-        if opts.limit is not None:
-            ids = ids[: opts.limit]
-        present = layout.systems(venue)
-        systems = [s for s in present if not opts.systems or s in wanted_systems]
-        for pid in ids:
-            try:
-                paper = layout.load_paper(venue, pid)
-                meta = dict(layout.paper_meta(venue, pid))
-            except DataError as exc:  # the paper cannot be read: skip it, say why, go on
-                load_errors.append(_load_error(venue, pid, None, exc))
-                continue
-            progress.papers_total += 1
-            reviews: dict[str, list[Any]] = {}
-            for s in present:
-                try:
-                    reviews[s] = layout.load_reviews(venue, pid, s)
-                except DataError as exc:  # this system's file is malformed: the others still run
-                    load_errors.append(_load_error(venue, pid, s, exc))
-                    reviews[s] = []
-            for dim in dims:
-                for unit in dim.work_units(paper, reviews, systems):
-                    unit.extra.setdefault("meta", meta)
-                    work.append((dim, unit))
-
-    for problem in getattr(layout, "problems", []):
-        load_errors.append(_load_error("", "", None, problem))
     errors_path = out / "errors.jsonl"
-    if load_errors:
-        with open(errors_path, "a", encoding="utf-8") as fh:
-            for err in load_errors:
-                fh.write(json.dumps(err) + "\n")
-        log(f"{len(load_errors)} input problem(s): the reviews concerned are skipped (see errors.jsonl)")
-    progress.units_total = len(work)
-    pending = [(d, u) for d, u in work if not results.is_done(d.name, u.key)]
-    progress.units_skipped = len(work) - len(pending)
-    progress.units_done = progress.units_skipped
-    per_paper_left: dict[tuple[str, str], int] = {}
-    for _, u in pending:
-        per_paper_left[(u.venue, u.paper_id)] = per_paper_left.get((u.venue, u.paper_id), 0) + 1
-    progress.papers_done = progress.papers_total - len(per_paper_left)
-    progress.update()
+    sample = read_sample(opts.sample) if opts.sample else None
     runtime = getattr(judge, "runtime", None)
     in_flight = opts.concurrency
     if callable(runtime):
         manifest["judge_runtime"] = runtime()
         in_flight = int(manifest["judge_runtime"].get("transport", {}).get("concurrency") or in_flight)
     sem = asyncio.Semaphore(max(1, in_flight))
+    engine = engine or LocalEngine(ctx)
     stop = asyncio.Event()
+    fatal: list[BaseException] = []
     failed = 0
+    per_paper_left: dict[tuple[str, str], int] = {}
+
+    def work() -> Iterator[list[tuple[Dimension, WorkUnit]]]:
+        """Each paper's work units, in source order (papers stream; nothing is listed up front)."""
+        venues = list(_norm_venues(opts.venues)) or None
+        for item in source.items(venues=venues, limit=opts.limit, sample=sample):
+            for system, exc in item.errors:
+                load_errors.append(_load_error(item.venue, item.paper_id, system, exc))
+            if item.paper is None:
+                continue
+            progress.papers_total += 1
+            systems = [s for s in item.reviews if not opts.systems or s in wanted_systems]
+            units = []
+            for dim in dims:
+                for unit in dim.work_units(item.paper, item.reviews, systems):
+                    unit.extra.setdefault("meta", item.meta)
+                    units.append((dim, unit))
+            yield units
 
     async def one(dim: Dimension, unit: WorkUnit) -> None:
         nonlocal failed
@@ -231,11 +212,12 @@ async def run_evaluation(
             if stop.is_set():
                 return
             try:
-                rows = await dim.evaluate(unit, ctx)
+                rows = await engine.evaluate(dim, unit)
             except Exception as exc:
                 if _is_fatal(exc):
                     stop.set()
-                    raise
+                    fatal.append(exc)
+                    return
                 failed += 1
                 progress.units_failed += 1
                 with open(errors_path, "a", encoding="utf-8") as fh:
@@ -264,13 +246,46 @@ async def run_evaluation(
             progress.update()
 
     manifest_path.write_text(json.dumps(manifest, indent=2, default=str))
-    tasks = [asyncio.create_task(one(d, u)) for d, u in pending]
+    tasks: set[asyncio.Task[None]] = set()
     try:
+        await engine.start()
+        # units created but not finished: bounded, so a 47k-paper source streams in constant memory
+        window = asyncio.Semaphore(max(64, 4 * in_flight, 2 * engine.slots))
+        if engine.slots > 1:  # the engine's workers, not this process, bound the concurrency
+            sem = asyncio.Semaphore(engine.slots)
+        for units in work():
+            if stop.is_set():
+                break
+            progress.units_total += len(units)
+            pending = [(d, u) for d, u in units if not results.is_done(d.name, u.key)]
+            progress.units_skipped += len(units) - len(pending)
+            progress.units_done += len(units) - len(pending)
+            if not pending:
+                progress.papers_done += 1
+                progress.update()
+                continue
+            pkey = (pending[0][1].venue, pending[0][1].paper_id)
+            per_paper_left[pkey] = per_paper_left.get(pkey, 0) + len(pending)
+            progress.update()
+            for d, u in pending:
+                await window.acquire()
+                if stop.is_set():
+                    window.release()
+                    break
+                task = asyncio.create_task(one(d, u))
+                tasks.add(task)
+                task.add_done_callback(tasks.discard)
+                task.add_done_callback(lambda _t: window.release())
         if tasks:
             await asyncio.gather(*tasks)
+        if fatal:
+            raise fatal[0]
     finally:
-        for t in tasks:
+        for t in list(tasks):
             t.cancel()
+        _record_input_problems(source, load_errors, errors_path, log)
+        with contextlib.suppress(Exception):  # closing must never lose the run's results
+            await engine.close()
         aclose = getattr(judge, "aclose", None)
         if callable(aclose):
             with contextlib.suppress(Exception):  # closing must never lose the run's results
@@ -285,8 +300,8 @@ async def run_evaluation(
             "units_failed": progress.units_failed,
             "input_problems": len(load_errors),
             "rows": len(results.rows()),
-            "usage": ctx.usage.model_dump(),
-            "judge_stats": _judge_stats(judge),
+            "usage": engine.usage() or ctx.usage.model_dump(),
+            "judge_stats": engine.judge_stats() or _judge_stats(judge),
         }
         manifest_path.write_text(json.dumps(manifest, indent=2, default=str))
 
@@ -300,6 +315,20 @@ async def run_evaluation(
         seconds=time.perf_counter() - t0,
         manifest=manifest,
     )
+
+
+def _record_input_problems(
+    source: Any, load_errors: list[dict[str, Any]], errors_path: Path, log: Callable[[str], None]
+) -> None:
+    """Append every input problem (per paper, and the source's counted skips) to errors.jsonl."""
+    for problem in source.problems():
+        load_errors.append(_load_error("", "", None, problem))
+    if not load_errors:
+        return
+    with open(errors_path, "a", encoding="utf-8") as fh:
+        for err in load_errors:
+            fh.write(json.dumps(err) + "\n")
+    log(f"{len(load_errors)} input problem(s): the reviews concerned are skipped (see errors.jsonl)")
 
 
 def _load_error(venue: str, paper_id: str, system: str | None, exc: DataError) -> dict[str, Any]:
