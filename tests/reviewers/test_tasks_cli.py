@@ -145,3 +145,40 @@ def test_meta_reviews_as_acceptance_predictions(mini_layout: Path, llm_server, t
     assert res.exit_code == 0, res.output
     assert _json(res.stdout)["n_prediction_lines_unreadable"] == 1
     assert "meta.jsonl [line 1]: invalid JSON" in res.stderr.replace("\n", "")
+
+
+def _corpus_table(tmp_path: Path) -> Path:
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).parents[1] / "data"))
+    from data_shapes import corpus_row, write_corpus
+
+    rows = [corpus_row(f"c{i}", "ICLR_2024", "Accept (poster)" if i % 2 else "Reject") for i in range(12)]
+    return write_corpus(tmp_path / "papers.parquet", rows)
+
+
+def test_tasks_read_the_corpus_table(tmp_path: Path) -> None:
+    data = _corpus_table(tmp_path)
+    res = runner.invoke(app, ["task", "acceptance", "--data", str(data), "--out", str(tmp_path / "a")])
+    assert res.exit_code == 0, res.output
+    rows = [json.loads(x) for x in (tmp_path / "a" / "predictions.jsonl").read_text().split("\n") if x]
+    from prism_review.tasks.sources import hash_split
+
+    test_ids = sorted(f"c{i}" for i in range(12) if hash_split(f"c{i}", 0.5) == "test")
+    assert test_ids and sorted(r["paper_id"] for r in rows) == test_ids
+
+
+def test_generate_from_corpus_table_writes_a_layout_first(llm_server, review_reply, tmp_path: Path) -> None:
+    data = _corpus_table(tmp_path)
+    res = runner.invoke(app, ["review", "generate", "--data", str(data), "--system", "g",
+                              "--judge", f"openai-compatible/m@{llm_server.base_url}"], env={"OPENAI_API_KEY": "x"})
+    assert res.exit_code == 2 and "--layout-out" in res.output
+    llm_server.set_responder(lambda body: review_reply)
+    out = tmp_path / "layout"
+    res = runner.invoke(app, ["review", "generate", "--data", str(data), "--system", "gen", "--limit", "2",
+                              "--layout-out", str(out), "--judge", f"openai-compatible/m@{llm_server.base_url}",
+                              "--cache-dir", str(tmp_path / "cache")], env={"OPENAI_API_KEY": "x"})
+    assert res.exit_code == 0, res.output
+    assert sorted(p.name for p in (out / "ICLR2024" / "papers").iterdir()) == ["c0.txt", "c1.txt"]
+    rows = (out / "ICLR2024" / "gen" / "reviews.jsonl").read_text().splitlines()
+    assert len(rows) == 2

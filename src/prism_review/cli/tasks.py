@@ -33,7 +33,7 @@ NoCacheOpt = Annotated[bool, typer.Option("--no-cache", help="Do not read or wri
 ConcOpt = Annotated[int, typer.Option("--concurrency", help="Items in flight")]
 MaxErrOpt = Annotated[int | None, typer.Option("--max-errors", help="Stop after this many failed calls")]
 AuditOpt = Annotated[Path | None, typer.Option("--audit", help="Write every LLM call to this JSONL audit log")]
-DataOpt = Annotated[Path | None, typer.Option("--data", help="PRISM evaluation layout (DATA_ROOT); default: the bundled demo")]
+DataOpt = Annotated[Path | None, typer.Option("--data", help="Evaluation layout, papers.parquet, corpus venue folder/zip or ProReviewer (by shape); default: the bundled demo")]
 ProOpt = Annotated[Path | None, typer.Option("--proreviewer", help="ProReviewer parquet/arrow/JSONL file or folder")]
 VenueOpt = Annotated[list[str] | None, typer.Option("--venue", help="Venue(s) (repeatable)")]
 LimitOpt = Annotated[int | None, typer.Option("--limit", help="At most N papers per venue (per split for ProReviewer)")]
@@ -91,17 +91,22 @@ def review_generate(
     judge: JudgeOpt = "offline", data: DataOpt = None, venue: VenueOpt = None, limit: LimitOpt = None,
     manifest: Annotated[str | None, typer.Option("--manifest", help="Paper-id manifest (200, 50 or a file)")] = None,
     max_paper_chars: CharsOpt = 48_000, reviewer_id: Annotated[str, typer.Option("--reviewer-id")] = "LLM_Reviewer",
+    layout_out: Annotated[Path | None, typer.Option("--layout-out", help="Where to write a non-layout --data as an evaluation layout first")] = None,
     concurrency: ConcOpt = 4, base_url: BaseUrlOpt = None, config: ConfigOpt = None, cache_dir: CacheOpt = None,
     no_cache: NoCacheOpt = False, max_errors: MaxErrOpt = None, audit: AuditOpt = None,
 ) -> None:  # fmt: skip
-    """Generate one review per paper into DATA_ROOT/<VENUE>/<system>/reviews.jsonl (resumable)."""
-    from prism_review.data.layout import EvalLayout, demo_root, find_data_root
+    """Generate one review per paper into DATA_ROOT/<VENUE>/<system>/reviews.jsonl (resumable).
+
+    A --data that is not an evaluation layout (papers.parquet, corpus folders, ProReviewer) is
+    first written as one under --layout-out (papers and human reviews), and the reviews go there.
+    """
+    from prism_review.data.layout import EvalLayout
     from prism_review.reviewers.generate import generate_reviews
 
     the_judge = _judge(judge, what="review generation", base_url=base_url, config=config,
                        cache_dir=cache_dir, no_cache=no_cache, concurrency=concurrency,
                        max_errors=max_errors, audit=audit)  # fmt: skip
-    layout = EvalLayout(find_data_root(data) if data else demo_root())
+    layout = EvalLayout(_layout_root(data, layout_out, venue, limit))
     for vid in _venues(layout, venue):
         ids = layout.paper_ids(vid, manifest)
         rep = _run(generate_reviews(layout, vid, system, the_judge, paper_ids=ids, limit=limit,
@@ -109,6 +114,31 @@ def review_generate(
                                     reviewer_id=reviewer_id))  # fmt: skip
         _report_generation(rep)
     console.print(f"evaluate them with: prism evaluate --data {layout.root} --system {system}")
+
+
+def _layout_root(data: Path | None, layout_out: Path | None, venue: list[str] | None,
+                 limit: int | None) -> Path:
+    """The evaluation layout to generate into: ``data`` itself, or ``data`` exported to one."""
+    from prism_review.data.errors import DataError
+    from prism_review.data.export import export_layout
+    from prism_review.data.layout import demo_root, find_data_root
+    from prism_review.data.sources import open_source
+
+    if data is None:
+        return demo_root()
+    try:
+        source = open_source(data)
+        if source.kind == "layout":
+            return find_data_root(data)
+        if layout_out is None:
+            raise _fail(f"{data} is a {source.kind} source, not an evaluation layout: give "
+                        "--layout-out DIR to write its papers and human reviews there first")
+        res = export_layout(source, layout_out, venues=venue, limit=limit)
+    except DataError as exc:
+        raise _fail(str(exc)) from exc
+    console.print(f"wrote {sum(res.papers.values())} paper(s) of {data} to {layout_out}/"
+                  + (f" ({len(res.skipped)} input(s) skipped)" if res.skipped else ""))
+    return layout_out
 
 
 def _venues(layout: Any, venue: list[str] | None) -> list[str]:
@@ -244,7 +274,7 @@ def task_acceptance(
         skipped = SkipLog()
         rows = [row for _, row in iter_jsonl(predictions, skipped)]
         for skip in skipped.skips:  # those papers get no prediction: say why
-            console.print(f"skipped {skip}", style="yellow", markup=False)
+            console.print(f"skipped {skip}", style="yellow", markup=False, soft_wrap=True)
         unreadable = len(skipped)
     if objective not in {"balanced_accuracy", "accuracy"}:
         raise _fail(f"unknown objective {objective!r}")
@@ -361,7 +391,7 @@ def perturbation_score(
     except DataError as exc:
         raise _fail(str(exc)) from exc
     for skip in skipped.skips:  # unreadable comment lines are left out: say so
-        console.print(f"skipped {skip}", style="yellow", markup=False)
+        console.print(f"skipped {skip}", style="yellow", markup=False, soft_wrap=True)
     unknown = sorted(set(by_id) - {r.id for r in data})
     result, per_row = _run(score_perturbations(
         data, by_id, method=method, judge=the_judge, missing=missing,  # type: ignore[arg-type]

@@ -1,4 +1,4 @@
-"""Task inputs from the PRISM evaluation layout or the ProReviewer dataset.
+"""Task inputs from any source (evaluation layout, corpus table or folders, ProReviewer).
 
 Both become :class:`TaskPaper` records: the paper, its human reviews, and a split. ProReviewer
 has its own splits (train = ICLR 2025, test = ICLR 2026). The PRISM layout has none, so a paper
@@ -109,6 +109,32 @@ def from_proreviewer(path: Path | str, *, split: str | None = None, limit: int |
         problems.extend(str(s) for s in reader.skips.skips)
 
 
+def from_source(
+    path: Path | str, venues: Sequence[str] | None = None, *, limit: int | None = None,
+    train_fraction: float = 0.5, seed: int = 0, problems: list[str] | None = None,
+) -> Iterator[TaskPaper]:  # fmt: skip
+    """Papers of any corpus-style source (``papers.parquet``, venue folders or zips) with their
+    human reviews and the hash split; its counted skips are appended to ``problems`` at the end
+    (raised as :class:`DataError` when ``problems`` is None)."""
+    from prism_review.data.sources import open_source
+
+    src = open_source(path)
+    for item in src.items(venues=venues, limit=limit):
+        for _system, err in item.errors:
+            if problems is None:
+                raise err
+            problems.append(str(err))
+        if item.paper is None:
+            continue
+        split = hash_split(item.paper_id, train_fraction, seed)
+        yield TaskPaper(paper=item.paper, reviews=item.reviews.get("human", []), split=split)
+    found = src.problems()
+    if found and problems is None:
+        raise found[0]
+    if problems is not None:
+        problems.extend(str(p) for p in found)
+
+
 def load_papers(
     *, data: Path | str | None = None, proreviewer: Path | str | None = None,
     venues: Sequence[str] | None = None, limit: int | None = None, manifest: str | None = None,
@@ -131,8 +157,18 @@ def load_papers(
             items = (i for i in items if i.venue in wanted)
     else:
         assert data is not None
-        items = from_layout(data, venues, limit=limit, manifest=manifest,
-                            train_fraction=train_fraction, seed=seed, problems=problems)  # fmt: skip
+        from prism_review.data.sources import open_source
+
+        kind = open_source(data).kind
+        if kind == "proreviewer":  # its own train/test splits
+            return load_papers(proreviewer=data, venues=venues, limit=limit, keep_text=keep_text,
+                               problems=problems)  # fmt: skip
+        if kind == "layout":
+            items = from_layout(data, venues, limit=limit, manifest=manifest,
+                                train_fraction=train_fraction, seed=seed, problems=problems)  # fmt: skip
+        else:
+            items = from_source(data, venues, limit=limit, train_fraction=train_fraction,
+                                seed=seed, problems=problems)  # fmt: skip
     if keep_text:
         return list(items)
     out = []
