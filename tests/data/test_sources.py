@@ -125,3 +125,26 @@ def test_venue_folder_and_zip_give_the_same_items(venue_dir: Path, tmp_path: Pat
     a = [(it.paper_id, [r.sections for r in it.reviews["human"]]) for it in open_source(venue_dir).items()]
     b = [(it.paper_id, [r.sections for r in it.reviews["human"]]) for it in open_source(z).items()]
     assert a == b and [pid for pid, _ in a] == ["a1", "a2", "a3"]
+
+
+def test_proreviewer_shapes_are_detected_and_streamed(tmp_path: Path) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from test_proreviewer import pr_row
+
+    (tmp_path / "pr" / "data").mkdir(parents=True)
+    pq.write_table(pa.Table.from_pylist([pr_row("a"), pr_row("b")]),
+                   tmp_path / "pr" / "data" / "train-00000-of-00001.parquet")
+    pq.write_table(pa.Table.from_pylist([pr_row("c", 2026)]),
+                   tmp_path / "pr" / "data" / "test-00000-of-00001.parquet")
+    for path in (tmp_path / "pr", tmp_path / "pr" / "data" / "train-00000-of-00001.parquet"):
+        assert open_source(path).kind == "proreviewer"
+    src = open_source(tmp_path / "pr")
+    assert src.venues() == ["ICLR2025", "ICLR2026"]
+    items = list(src.items(venues=["ICLR2025"]))
+    assert [it.paper_id for it in items] == ["a", "b"]
+    assert [r.reviewer_id for r in items[0].reviews["human"]] == ["Human_1", "Human_2"]
+    assert items[0].meta["avg_rating"] == pytest.approx(4.5)  # the initial ratings 6 and 3
+    rows = tmp_path / "pr.jsonl"
+    rows.write_text(json.dumps(pr_row("j")) + "\n")
+    assert open_source(rows).kind == "proreviewer"
