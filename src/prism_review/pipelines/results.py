@@ -34,7 +34,10 @@ class ResultsLog:
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
-        self._done: OrderedDict[tuple[str, str], list[ResultRow]] = OrderedDict()
+        #: finished units → their row count (the rows stay on disk: a corpus-scale run's rows
+        #: would not fit in memory; :meth:`rows` reads them back)
+        self._done: dict[tuple[str, str], int] = {}
+        self.n_rows = 0
         self.dropped_rows = 0
         self._load()
 
@@ -42,15 +45,17 @@ class ResultsLog:
     def _load(self) -> None:
         if not self.path.exists():
             return
-        self._done, dropped, torn = _complete_units(self.path)
+        kept, dropped, torn = _complete_units(self.path)
         self.dropped_rows = dropped + (1 if torn else 0)
         if torn or dropped:
-            self._rewrite()
+            self._rewrite(kept)
+        self._done = {key: len(rows) for key, rows in kept.items()}
+        self.n_rows = sum(self._done.values())
 
-    def _rewrite(self) -> None:
+    def _rewrite(self, kept: OrderedDict[tuple[str, str], list[ResultRow]]) -> None:
         tmp = self.path.with_suffix(self.path.suffix + ".tmp")
         with open(tmp, "w", encoding="utf-8") as fh:
-            for rows in self._done.values():
+            for rows in kept.values():
                 for row in rows:
                     fh.write(row.model_dump_json() + "\n")
             fh.flush()
@@ -61,7 +66,8 @@ class ResultsLog:
         return (dimension, unit_key) in self._done
 
     def rows(self) -> list[ResultRow]:
-        return [r for rows in self._done.values() for r in rows]
+        """Every row of the finished units, read from disk in file order."""
+        return read_results(self.path) if self.path.exists() else []
 
     def __len__(self) -> int:
         return len(self._done)
@@ -84,7 +90,8 @@ class ResultsLog:
             fh.write(payload)
             fh.flush()
             os.fsync(fh.fileno())
-        self._done[key] = rows
+        self._done[key] = len(rows)
+        self.n_rows += len(rows)
 
 
 def _complete_units(

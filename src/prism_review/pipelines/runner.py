@@ -299,7 +299,7 @@ async def run_evaluation(
             "units_resumed": progress.units_skipped,
             "units_failed": progress.units_failed,
             "input_problems": len(load_errors),
-            "rows": len(results.rows()),
+            "rows": results.n_rows,
             "usage": engine.usage() or ctx.usage.model_dump(),
             "judge_stats": engine.judge_stats() or _judge_stats(judge),
         }
@@ -307,7 +307,7 @@ async def run_evaluation(
 
     return RunResult(
         out=out,
-        rows=len(results.rows()),
+        rows=results.n_rows,
         units_done=progress.units_done,
         units_skipped=progress.units_skipped,
         units_failed=failed,
