@@ -20,7 +20,8 @@ they are observations.
 - Copy each unit verbatim (or near-verbatim) from the review; never merge distant text or \
 invent text.
 - Keep the units in the order they appear in the review.
-- Leave out only text that states nothing: section headings and bare labels.
+- Leave out only text that states none of these: section headings, bare labels, greetings and \
+thanks.
 Answer with one JSON object only, no prose, of the form:
 {"arguments": [{"index": 0, "argument": "<verbatim unit>"}, {"index": 1, "argument": "..."}]}""")
 
@@ -28,7 +29,8 @@ SELECT_SYSTEM = with_data_rule("""You analyse the argument structure of scientif
 You are given a review already split into numbered sentences. Decide which sentences are \
 argumentative units: a sentence that states a claim, a premise, an observation or a \
 recommendation is one, including a sentence that restates or summarises what the paper does.
-Only section headings and bare labels that state nothing are not units.
+Only sentences that state none of these (section headings, bare labels, greetings and thanks) \
+are not units.
 Answer with one JSON object only, no prose, listing the argumentative sentences by their \
 number, with the sentence copied verbatim:
 {"arguments": [{"index": <sentence number>, "argument": "<the sentence>"}, ...]}""")
