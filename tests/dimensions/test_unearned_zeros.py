@@ -95,6 +95,10 @@ async def test_retrieval_none_leaves_novelty_unscored_not_half(tmp_path: Path, m
         assert "retrieval none" in r["extracted"]["unchecked"]
     old = [r for r in rows[True] if r["metrics"]["n_claims"]]
     assert old and all(r["metrics"]["ns"] == 0.5 and r["metrics"]["sr"] == 0.0 for r in old)
+    from prism_review.report import write_run_outputs
+
+    notes = write_run_outputs(tmp_path / "run-False", html=False).markdown
+    assert "with claims not checked (retrieval none)" in notes
 
 
 def test_unknown_setting_is_an_error_naming_the_closest_keys() -> None:

@@ -226,6 +226,15 @@ class NoveltyDimension(Dimension):
             "pool": "one candidate pool per paper shared by every system",
         }
 
+    def summary_notes(self, rows: list[ResultRow]) -> list[str]:
+        """Per system, the reviews whose claims were not checked (``retrieval none``)."""
+        counts: dict[str, int] = {}
+        for r in rows:
+            if r.status == "ok" and r.extracted.get("unchecked"):
+                counts[r.system] = counts.get(r.system, 0) + 1
+        return [f"novelty · {system}: {n} review(s) with claims not checked (retrieval none): "
+                "NS/SR/SSR null, claim rate counted" for system, n in sorted(counts.items())]
+
     def work_units(self, paper: Paper, reviews: dict[str, list[Review]], systems: list[str]) -> list[WorkUnit]:
         """One unit per (paper, system) with that system's non-empty reviews."""
         units = []
