@@ -18,6 +18,7 @@ from prism_review.judge.depth.steps import (
     fallback_sentence_split,
     normalise_aspect,
 )
+from prism_review.judge.fence import fenced_blocks
 
 SENTS = ["First point.", "Second point, with Table 2.", "Thanks!"]
 
@@ -108,7 +109,7 @@ def test_prompts_carry_indices() -> None:
     units = [{"index": 4, "text": 'Quote "x" here.'}]
     msgs = CLASSIFY.messages(ClassifyInput.model_validate({"review_text": "R", "units": units}))
     assert msgs[0].role == "system" and "Premise" in msgs[0].content
-    payload = msgs[1].content.split("Units to label (1):\n", 1)[1].split("\n\nReturn", 1)[0]
+    (payload,) = fenced_blocks(msgs[1].content, "UNITS")
     assert json.loads(payload) == [{"index": 4, "text": 'Quote "x" here.'}]
     seg = SEGMENT.messages(SegmentInput(review_text="R", sentences=["a", "b"]))
     assert '"index": 1' in seg[1].content

@@ -115,7 +115,9 @@ async def test_flaws_unit_through_llm_with_repair_and_unknown_ids(llm_server, lo
     raw_h1 = 2 + 1 / math.log2(3)
     assert m["Human_1"]["raw_cps"] == round(raw_h1, 4) and m["Human_1"]["ncps"] == 1.0
     assert m["Human_3"]["raw_cps"] == 2.0
-    assert m["LLM_Reviewer"]["ncps"] == 0.0 and m["LLM_Reviewer"]["cps_norm"] == 0.0
+    # the LLM review mentions no valid flaw: no ordering to judge, so nCPS is null, counted apart
+    assert m["LLM_Reviewer"]["ncps"] is None and m["LLM_Reviewer"]["no_valid_flaw"] == 1
+    assert m["LLM_Reviewer"]["cps_norm"] == 0.0 and m["Human_1"]["no_valid_flaw"] == 0
     assert m["Human_3"]["cps_norm"] == round(2.0 / round(raw_h1, 4), 4)
     assert m["Human_1"]["cps_norm"] == 1.0
     # the mapping step only knew the bank of valid issues

@@ -47,15 +47,37 @@ def test_zero_weight_items_removed_but_counted() -> None:
     # positions close up: scored as [Minor, Critical]
     assert cps.calculate_cps(args) == pytest.approx(1 + 2 / L3)
     assert cps.section_breakdown(args)[0]["n_args"] == 4
-    assert cps.calculate_ncps(_args(("None", "W"))) == 0.0
+    # no weighted mention: no ordering to judge, so no nCPS (compat: the original's 0)
+    assert cps.calculate_ncps(_args(("None", "W"))) is None
+    assert cps.calculate_ncps(_args(("None", "W")), compat=True) == 0.0
 
 
 def test_empty_bank_scores_zero_without_mentions() -> None:
     res = cps.score_review("R", "some text", [], {"mentions": [{"issue_id": "F01"}]})
     assert res["arguments"] == []
-    assert res["metrics"]["nCPS"] == 0.0 and res["metrics"]["Raw_CPS"] == 0.0
+    assert res["metrics"]["nCPS"] is None and res["metrics"]["Raw_CPS"] == 0.0
+    old = cps.score_review("R", "some text", [], {"mentions": []}, compat=True)
+    assert old["metrics"]["nCPS"] == 0.0
     block = cps.paper_cps([], {"Human_1": "a", "LLM_Reviewer": "b"}, {})
     assert [r["CPS_norm"] for r in block["Reviewer_Rankings"]] == [0.0, 0.0]
+
+
+def test_ncps_is_none_when_no_valid_flaw_is_mentioned() -> None:
+    """iCPS = 0 (the review mentions no valid flaw): nCPS is None, not a 0 nobody earned, and
+    such rows sort after every scored one; compat keeps the original's 0."""
+    bank = [{"issue_id": "F01", "shared_severity": "Critical", "canonical_summary": "x",
+             "macro_topic": "t"}]
+    mapped = {"mentions": [{"issue_id": "F01", "section_name": "Weaknesses",
+                            "anchor_quote": "the baseline is missing"}]}
+    block = cps.paper_cps(bank, {"Human_1": "the baseline is missing", "LLM_Reviewer": "fine"},
+                          {"Human_1": mapped, "LLM_Reviewer": {"mentions": []}})
+    rows = {r["Reviewer_ID"]: r for r in block["Reviewer_Rankings"]}
+    assert rows["Human_1"]["nCPS"] == 1.0
+    assert rows["LLM_Reviewer"]["nCPS"] is None and rows["LLM_Reviewer"]["ICPS"] == 0.0
+    assert [r["Reviewer_ID"] for r in block["Reviewer_Rankings"]] == ["Human_1", "LLM_Reviewer"]
+    old = cps.paper_cps(bank, {"Human_1": "the baseline is missing", "LLM_Reviewer": "fine"},
+                        {"Human_1": mapped, "LLM_Reviewer": {"mentions": []}}, compat=True)
+    assert {r["Reviewer_ID"]: r["nCPS"] for r in old["Reviewer_Rankings"]}["LLM_Reviewer"] == 0.0
 
 
 def test_cps_norm_min_max() -> None:

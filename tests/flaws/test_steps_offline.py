@@ -101,14 +101,16 @@ def test_consolidate_finalize_normalises() -> None:
     assert f.raw_arguments == {"Human_1": "q"}
 
 
-def test_consolidate_budget_is_an_estimate_within_bounds() -> None:
-    step = ConsolidateStep()
+def test_flaw_step_budgets_are_never_below_the_reference() -> None:
+    # §6.2/§6.6: step 1 and the mapping run with a 35,000-token cap, §6.3: step 2 with 4,096;
+    # a smaller budget cuts a long list of flaws or mentions short
     small = ConsolidateInput(reviews=[ReviewerText(reviewer_id="Human_1", text="x" * 100)])
     big = ConsolidateInput(reviews=[ReviewerText(reviewer_id="Human_1", text="x" * 1_000_000)])
-    mid = ConsolidateInput(reviews=[ReviewerText(reviewer_id="Human_1", text="x" * 50_000)])
-    assert step.max_tokens(small) == 2_000
-    assert step.max_tokens(big) == 32_000
-    assert step.max_tokens(mid) == 6_000
+    assert ConsolidateStep().max_tokens(small) == ConsolidateStep().max_tokens(big) == 35_000
+    flaws = [MicroFlaw(flaw_id=f"F{i:02d}") for i in range(3)]
+    assert ValidateStep().max_tokens(ValidateInput(paper_text="p", micro_flaws=flaws)) >= 4_096
+    issue = Issue(issue_id="F01", shared_severity="Minor")
+    assert MapStep().max_tokens(MapInput(reviewer_id="Human_1", review_text="r", issues=[issue])) == 35_000
 
 
 PAPER = (

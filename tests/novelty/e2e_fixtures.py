@@ -6,6 +6,7 @@ import json
 import re
 from typing import Any
 
+from prism_review.judge.fence import fenced_blocks
 from prism_review.records import Paper, Review, Section
 
 TITLE = "Block-Sparse Attention Kernels for Long Document Classification"
@@ -94,17 +95,17 @@ def _label(claim: str, related: str) -> str:
 def responder(body: dict[str, Any]) -> str:
     """Deterministic replies per step (recognised by the response-format schema name)."""
     step, user = _step(body), _user(body)
-    if step == "novelty_paper" or "<<<PAPER START>>>" in user and "Review claim" not in user and "<<<REVIEW" not in user:
+    if step == "novelty_paper" or fenced_blocks(user, "PAPER") and "Review claim" not in user and not fenced_blocks(user, "REVIEW"):
         return json.dumps(PAPER_SIDE)
-    if step == "novelty_claims" or "<<<REVIEW START>>>" in user:
-        review = user.split("<<<REVIEW START>>>", 1)[1]
+    if step == "novelty_claims" or fenced_blocks(user, "REVIEW"):
+        review = fenced_blocks(user, "REVIEW")[0]
         claims = [{"claim_id": "", "text": t, "stance": s, "confidence_lang": "medium", "mentions_prior_work": bool(p),
                    "prior_work_strings": p, "evidence_expected": "method_similarity"}
                   for t, (s, p) in CLAIMS.items() if t in " ".join(review.split())]
         return json.dumps({"novelty_claims": claims, "all_citations_raw": []})
-    claim = user.split("<<<CLAIM START>>>", 1)[1].split("<<<CLAIM END>>>", 1)[0].strip()
+    claim = fenced_blocks(user, "CLAIM")[0].strip()
     cid = re.search(r"Review claim (\S+):", user).group(1)
-    blocks = re.findall(r"Related work (\S+):\n<<<RELATED START>>>\n(.*?)\n<<<RELATED END>>>", user, re.S)
+    blocks = list(zip(re.findall(r"Related work (\S+):\n", user), fenced_blocks(user, "RELATED"), strict=True))
 
     def verdict(rid: str, text: str) -> dict[str, Any]:
         label = _label(claim, text)

@@ -1,6 +1,7 @@
 import pytest
 
 from prism_review.judge.base import OfflineJudge
+from prism_review.judge.fence import DATA_RULE, fenced_blocks
 from prism_review.judge.novelty.claims import ClaimOut, ClaimsInput, ClaimsOutput, ClaimsStep
 from prism_review.judge.novelty.cues import detect_claims, offline_stance, reference_claims
 from prism_review.judge.novelty.paper_side import (
@@ -161,10 +162,12 @@ def test_batch_split_check_and_normalise():
 
 def test_prompts_fence_the_data():
     msgs = VerdictBatchStep().messages(_batch())
-    assert msgs[0].role == "system" and "untrusted" in msgs[0].content
-    assert msgs[1].content.count("<<<RELATED START>>>") == 2
-    assert "<<<REVIEW START>>>" in ClaimsStep().messages(ClaimsInput(review="r"))[1].content
-    assert "<<<PAPER START>>>" in PaperSideStep().messages(PaperSideInput(text="p", title="T"))[1].content
+    assert msgs[0].role == "system" and "untrusted" in msgs[0].content and DATA_RULE in msgs[0].content
+    assert len(fenced_blocks(msgs[1].content, "RELATED")) == 2
+    assert fenced_blocks(msgs[1].content, "CLAIM") and fenced_blocks(msgs[1].content, "PAPER")
+    assert fenced_blocks(ClaimsStep().messages(ClaimsInput(review="r"))[1].content, "REVIEW") == ["r"]
+    side = PaperSideStep().messages(PaperSideInput(text="p", title="T"))[1].content
+    assert fenced_blocks(side, "PAPER") == ["p"] and fenced_blocks(side, "TITLE") == ["T"]
 
 
 def test_offline_detector_is_section_aware():

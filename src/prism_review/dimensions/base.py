@@ -25,6 +25,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, Field
 
+from prism_review.dimensions.settings import SettingSpec
 from prism_review.judge.base import Judge, StepResult, Usage
 from prism_review.records import Paper, Review
 
@@ -128,6 +129,8 @@ class Dimension(ABC):
     metrics: ClassVar[list[MetricSpec]]
     #: how the human rows of one paper become the paper's human value
     human_aggregation: ClassVar[str] = "per_review_mean"
+    #: the ``--set`` settings this dimension reads (anything else is refused)
+    setting_specs: ClassVar[tuple[SettingSpec, ...]] = ()
 
     @abstractmethod
     def work_units(
@@ -177,6 +180,11 @@ class Dimension(ABC):
         """Dimension settings to record in the run manifest."""
         return {"human_aggregation": self.human_aggregation}
 
+    def summary_notes(self, rows: list[ResultRow]) -> list[str]:
+        """Lines for the summary's "Not in the tables" part (e.g. rows whose metric is null
+        by definition, counted); ``rows`` are this dimension's rows."""
+        return []
+
 
 _REGISTRY: dict[str, type[Dimension]] = {}
 
@@ -194,6 +202,12 @@ def get_dimension(name: str) -> Dimension:
     if name not in _REGISTRY:
         raise KeyError(f"unknown dimension {name!r}; known: {', '.join(sorted(_REGISTRY))}")
     return _REGISTRY[name]()
+
+
+def all_setting_specs() -> list[SettingSpec]:
+    """Every ``--set`` setting of every registered dimension."""
+    load_builtin_dimensions()
+    return [spec for cls in _REGISTRY.values() for spec in cls.setting_specs]
 
 
 def dimension_names() -> list[str]:

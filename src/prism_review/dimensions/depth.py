@@ -9,8 +9,9 @@ A step the judge could not answer (``unscored``) makes the row unscored with nul
 never 0 — unless the run is in ``compat`` mode, where the original's fallbacks apply (sentence
 split / all Claim-Other / all grounding 0). So does a reply that parsed but could not be used
 even after the step's re-ask: a classification none of whose entries matches a unit, or a
-grounding that scores none of the premises (without this, such a reply would give R_premise
-or S_depth 0 and a DoA of 0 that no reviewer earned). A review with no text is ``skipped``, as
+grounding that scores none of the premises, or a segmentation (LLM, after its re-ask, or
+offline) that finds no unit in a non-empty review (without this, such a reply would give
+R_premise or S_depth 0 and a DoA of 0 that no reviewer earned; spec §14.4). A review with no text is ``skipped``, as
 the original skipped it.
 """
 
@@ -97,6 +98,9 @@ class DepthDimension(Dimension):
         if seg is None:
             return [self._unscored(row, "depth.segment", steps)]
         units = seg.units()
+        if not units and not compat:  # a non-empty review has units: no unit is a failed step
+            steps[SEGMENT.name]["error"] = "no argumentative unit for a non-empty review"
+            return [self._unscored(row, "depth.segment", steps)]
         cls = await step(CLASSIFY, ClassifyInput(review_text=text, units=units, compat=compat))
         if cls is None:
             return [self._unscored(row, "depth.classify", steps)]

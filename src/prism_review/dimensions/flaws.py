@@ -39,6 +39,7 @@ from prism_review.dimensions.base import (
     WorkUnit,
     register,
 )
+from prism_review.dimensions.settings import SettingSpec
 from prism_review.judge.flaws.models import (
     DEFAULT_PAPER_CHARS,
     ConsolidateInput,
@@ -94,8 +95,13 @@ class FlawsDimension(Dimension):
         MetricSpec(key="critical_recall_cw", label="Critical recall (CW)"),
         MetricSpec(key="minor_recall_cw", label="Minor recall (CW)"),
         MetricSpec(key="cps_norm", label="CPS_norm"),
+        MetricSpec(key="no_valid_flaw", label="No valid flaw (share)", higher_is_better=False),
     ]
     human_aggregation: ClassVar[str] = "mean_over_pairings"
+    setting_specs: ClassVar[tuple[SettingSpec, ...]] = (
+        SettingSpec("flaws.reference", "what a review is pooled with", choices=REFERENCE_OPTIONS),
+        SettingSpec("flaws.paper_chars", "paper characters shown to flaws.validate", kind=int, minimum=1),
+    )
 
     def describe(self) -> dict[str, Any]:
         return {
@@ -117,6 +123,27 @@ class FlawsDimension(Dimension):
                 "extracted.reference = 'panel' and summarised as '<system>@panel'."
             ),
         }
+
+    def summary_notes(self, rows: list[ResultRow]) -> list[str]:
+        """Per summary group, ``n_no_valid_flaw``: rows whose review mentions no valid flaw."""
+        counts: dict[str, list[int]] = {}
+        for r in rows:
+            group = self.summary_system(r)
+            if r.status != "ok" or group is None or r.metrics.get("no_valid_flaw") is None:
+                continue
+            c = counts.setdefault(group, [0, 0, 0])
+            c[0] += int(r.metrics["no_valid_flaw"] or 0)
+            c[1] += 1
+            c[2] += r.mode == "compat"
+        notes = []
+        for group, (n, total, compat_rows) in sorted(counts.items()):
+            if not n:
+                continue
+            effect = ("nCPS counted as 0 (--compat)" if compat_rows == total
+                      else "nCPS null, left out of its mean")
+            notes.append(f"flaws · {group}: n_no_valid_flaw = {n} of {total} row(s) mention no "
+                         f"valid flaw (iCPS = 0): {effect}")
+        return notes
 
     def summary_system(self, row: ResultRow) -> str | None:
         """Human-only bank rows and panel-reference rows form their own summary groups."""
@@ -205,7 +232,7 @@ class FlawsDimension(Dimension):
         )
         cfi_rows = {r["Reviewer_ID"]: r for r in report["Reviewer_Rankings"]}
         bank = build_issue_bank(flaw_dicts, evals)
-        cps_rows, mentions, map_errors = await self._cps(ctx, members, bank, flaws)
+        cps_rows, mentions, map_errors = await self._cps(ctx, members, bank, flaws, compat)
         shared = {
             "micro_flaws": flaw_dicts,
             "evaluations": evals,
@@ -239,6 +266,8 @@ class FlawsDimension(Dimension):
                 "icps": p["ICPS"] if p else None,
                 "cps_norm": p["CPS_norm"] if p else None,
                 "n_mentions": p["Total_Arguments"] if p else None,
+                # iCPS 0: the review mentions no valid flaw, so nCPS has no ordering to judge
+                "no_valid_flaw": (1 if p["ICPS"] == 0 else 0) if p else None,
             }
             rows.append(
                 self.new_row(
@@ -265,6 +294,7 @@ class FlawsDimension(Dimension):
         members: list[tuple[str, Review, str]],
         bank: list[dict[str, str]],
         flaws: list[MicroFlaw],
+        compat: bool,
     ) -> tuple[dict[str, dict[str, Any]], dict[str, Any], dict[str, str]]:
         """CPS rows (with CPS_norm over the reviewers mapped successfully), mentions, errors."""
         issues = [Issue(**b) for b in bank]  # type: ignore[arg-type]
@@ -281,7 +311,7 @@ class FlawsDimension(Dimension):
                     errors[pid] = res.error or "unscored"
                     continue
                 mapping = {"mentions": [m.model_dump() for m in res.output.mentions]}
-            scored = score_review(pid, text, bank, mapping)
+            scored = score_review(pid, text, bank, mapping, compat=compat)
             mentions[pid] = scored["arguments"]
             rows.append(scored["metrics"])
         return {r["Reviewer_ID"]: r for r in add_cps_norm(rows)}, mentions, errors

@@ -38,6 +38,7 @@ from prism_review.dimensions.base import (
     WorkUnit,
     register,
 )
+from prism_review.dimensions.settings import SettingSpec
 from prism_review.judge.base import Usage
 from prism_review.judge.novelty.claims import ClaimsInput, ClaimsStep
 from prism_review.judge.novelty.normalise import normalize_verdict
@@ -56,7 +57,7 @@ from prism_review.judge.novelty.verdict import (
     VerdictStep,
 )
 from prism_review.judge.novelty.verify import PairError, assemble, related_works
-from prism_review.metrics.novelty import STANCES, review_metrics
+from prism_review.metrics.novelty import POLICIES, STANCES, review_metrics
 from prism_review.records import Paper, Review
 from prism_review.retrieval.pool import build_pool
 from prism_review.systems.text import panel_text, review_text
@@ -65,6 +66,7 @@ from prism_review.venues import get_venue
 HUMAN = "human"
 PANEL_ID = "panel"
 AGG_MODES = ("per_review_mean", "panel_concat")
+RETRIEVAL_MODES = ("local", "s2", "none")
 
 
 def _review_text(review: Review, compat: bool) -> str:
@@ -80,7 +82,8 @@ class RetrievalFailed(RuntimeError):
 
 
 class NoRetrieval:
-    """``retrieval=none``: every query returns nothing (claims get final score 0.0)."""
+    """``retrieval=none``: every query returns nothing; claims are extracted (claim rate) but
+    not checked, so NS/SR/SSR are null (compat: final score 0.0, NS 0.5, as the original)."""
 
     name = "none"
 
@@ -137,6 +140,11 @@ def ensure_local_index(index_dir: str | Path | None, root: Path | None) -> Any:
     return LocalIndex(path)
 
 
+def retrieval_mode(ctx: RunContext) -> str:
+    """The run's retrieval backend: ``local`` (default), ``s2`` or ``none``."""
+    return str(ctx.setting("retrieval", "local") or "local").lower()
+
+
 async def get_retriever(ctx: RunContext, paper: Paper) -> Any:
     """The run's retriever, built lazily once and kept on ``ctx.services``."""
     if "novelty_retriever" in ctx.services:
@@ -144,7 +152,7 @@ async def get_retriever(ctx: RunContext, paper: Paper) -> Any:
     lock = ctx.services.setdefault("novelty_retriever_lock", asyncio.Lock())
     async with lock:
         if "novelty_retriever" not in ctx.services:
-            mode = str(ctx.setting("retrieval", "local") or "local").lower()
+            mode = retrieval_mode(ctx)
             if mode == "none":
                 r: Any = NoRetrieval()
             elif mode == "s2":
@@ -192,6 +200,17 @@ class NoveltyDimension(Dimension):
         *[MetricSpec(key=f"stance_{s}", label=f"Stance {s}") for s in STANCES],
     ]
     human_aggregation: ClassVar[str] = "per_review_mean"
+    setting_specs: ClassVar[tuple[SettingSpec, ...]] = (
+        SettingSpec("retrieval", "literature search backend", choices=RETRIEVAL_MODES),
+        SettingSpec("index_dir", "local literature index folder"),
+        SettingSpec("human_aggregation", "how human reviews form the paper's value", choices=AGG_MODES),
+        SettingSpec("novelty_policy", "per-claim aggregation of pair scores", choices=POLICIES),
+        SettingSpec("verdict_batch", "candidates judged per verdict call", kind=int, minimum=1),
+        SettingSpec("s2_base_url", "Semantic Scholar API base URL"),
+        SettingSpec("s2_min_interval", "seconds between Semantic Scholar requests", kind=float, minimum=0),
+        SettingSpec("s2_max_attempts", "attempts per Semantic Scholar query", kind=int, minimum=1),
+        SettingSpec("s2_retry_delay", "base retry delay for Semantic Scholar, seconds", kind=float, minimum=0),
+    )
 
     def describe(self) -> dict[str, Any]:
         return {
@@ -206,6 +225,15 @@ class NoveltyDimension(Dimension):
             "claimless_reviews": "excluded from NS/SR/SSR, counted in the claim rate (compat: NS 0.5)",
             "pool": "one candidate pool per paper shared by every system",
         }
+
+    def summary_notes(self, rows: list[ResultRow]) -> list[str]:
+        """Per system, the reviews whose claims were not checked (``retrieval none``)."""
+        counts: dict[str, int] = {}
+        for r in rows:
+            if r.status == "ok" and r.extracted.get("unchecked"):
+                counts[r.system] = counts.get(r.system, 0) + 1
+        return [f"novelty · {system}: {n} review(s) with claims not checked (retrieval none): "
+                "NS/SR/SSR null, claim rate counted" for system, n in sorted(counts.items())]
 
     def work_units(self, paper: Paper, reviews: dict[str, list[Review]], systems: list[str]) -> list[WorkUnit]:
         """One unit per (paper, system) with that system's non-empty reviews."""
@@ -287,9 +315,13 @@ class NoveltyDimension(Dimension):
         outcomes = await self._verdicts(ctx, paper_inputs, claims, works, usage)
         policy = str(ctx.setting("novelty_policy", "top3_relevance"))
         result = assemble(claims, works, outcomes, policy=policy, compat=ctx.compat)
+        unchecked = retrieval_mode(ctx) == "none" and not ctx.compat
+        if unchecked:  # no literature was searched: the claims cannot be checked, not score 0
+            for a in result["aggregated"]:
+                a["final_score"] = None
         finals = [a["final_score"] for a in result["aggregated"]]
         metrics = review_metrics(finals, [c["stance"] for c in claims], compat=ctx.compat)
-        unscored = bool(claims) and all(f is None for f in finals)
+        unscored = bool(claims) and all(f is None for f in finals) and not unchecked
         extracted = {
             **shared,
             "claims": [{k: c[k] for k in ("claim_id", "text", "stance", "confidence_lang", "prior_work_strings",
@@ -303,6 +335,7 @@ class NoveltyDimension(Dimension):
             "policy": policy,
             "stats": result["stats"],
             "errors": result["errors"][:20],
+            **({"unchecked": "retrieval none: no prior work searched, NS/SR/SSR null"} if unchecked else {}),
         }
         return self.new_row(unit, reviewer_id, status="unscored" if unscored else "ok", metrics=metrics,
                             extracted=extracted, usage=usage, error="every verdict unscored" if unscored else None)

@@ -38,6 +38,7 @@ try:  # the openai SDK 3.x is built on httpx2; earlier majors on httpx
 except ImportError:  # pragma: no cover - depends on the installed SDK major
     from httpx import Response as _Response  # type: ignore[assignment]
 
+from prism_review.llm.budget import allowed_max_tokens, is_model_wide
 from prism_review.llm.errors import ConfigError, FatalProviderError, ProviderError
 from prism_review.llm.limits import retry_after_seconds
 
@@ -197,6 +198,8 @@ class OpenAICompatibleAPI:
         #: per (model, schema name): index into RESPONSE_MODES that the server accepted
         self.mode_floor: dict[tuple[str, str], int] = {}
         self.completion_tokens_param: set[str] = set()
+        #: per model: the largest output budget the server said it accepts (see llm.budget)
+        self.output_ceiling: dict[str, int] = {}
         self._told: set[str] = set()
 
     def _client(self) -> openai.AsyncOpenAI:
@@ -216,14 +219,15 @@ class OpenAICompatibleAPI:
         """The chat-completions request body, exactly as sent on the wire."""
         messages = [dict(m) for m in req.messages]
         kw: dict[str, Any] = {"model": req.model, "messages": messages}
+        budget = min(req.max_tokens, self.output_ceiling.get(req.model, req.max_tokens))
         if is_reasoning_model(req.model) or req.model in self.completion_tokens_param:
-            kw["max_completion_tokens"] = req.max_tokens
+            kw["max_completion_tokens"] = budget
             if req.model not in self._told and is_reasoning_model(req.model):
                 self._told.add(req.model)
                 log.info("%s is a reasoning model: no temperature is sent (configured %s)",
                          req.model, req.temperature)
         else:
-            kw["max_tokens"] = req.max_tokens
+            kw["max_tokens"] = budget
             kw["temperature"] = req.temperature
         if req.seed is not None and self.provider != "gemini":
             kw["seed"] = req.seed
@@ -242,6 +246,7 @@ class OpenAICompatibleAPI:
         """One attempt (no retries here); falls back through response formats on a 400."""
         slot = (req.model, req.schema_name)
         mode_i = self.mode_floor.get(slot, 0) if req.schema is not None else 2
+        shrunk = False
         while True:
             mode = RESPONSE_MODES[mode_i]
             started = time.perf_counter()
@@ -255,6 +260,13 @@ class OpenAICompatibleAPI:
                 if ("max_completion_tokens" in msg and req.model not in
                         self.completion_tokens_param and not is_reasoning_model(req.model)):
                     self.completion_tokens_param.add(req.model)
+                    continue
+                smaller = None if shrunk else allowed_max_tokens(msg, req.max_tokens)
+                if smaller is not None:  # more output than the server allows: its largest budget
+                    shrunk = True
+                    if is_model_wide(msg):
+                        self.output_ceiling[req.model] = smaller
+                    req = Request(**{**req.__dict__, "max_tokens": smaller})
                     continue
                 if req.schema is not None and mode_i < 2 and not _not_about_format(msg):
                     mode_i += 1

@@ -70,6 +70,12 @@ DEFAULTS: dict[str, Any] = {
     "seed": None,
     "prices": None,
 }
+#: built-in per-step values (the lowest layer: any configured value wins): the reference's
+#: output budget of flaw consolidation and mapping, which the global cap would otherwise cut
+STEP_DEFAULTS: dict[str, dict[str, Any]] = {
+    "flaws.consolidate": {"max_tokens": 35_000},
+    "flaws.map": {"max_tokens": 35_000},
+}
 STEP_FIELDS = ("model", "temperature", "max_tokens")
 _TYPES: dict[str, type] = {
     "temperature": float, "max_tokens": int, "concurrency": int, "rpm": float, "tpm": float,
@@ -188,7 +194,7 @@ class Settings:
         self.config_path = str(config_path) if config_path else None
         config = load_config_file(config_path) if config_path else {}
         self.layers = [
-            Layer("defaults", DEFAULTS),
+            Layer("defaults", DEFAULTS, STEP_DEFAULTS),
             Layer.from_config(config),
             Layer.from_env(env),
             Layer("CLI options", cli or {}, cli_steps or {}),
@@ -215,7 +221,7 @@ class Settings:
         """Per-step settings (``layer: prefix``) that apply to none of ``steps`` — typically a
         misspelt step name in the config file or environment, which would otherwise do nothing."""
         seen = list(steps)
-        return [f"{layer.name}: {prefix}" for layer in self.layers for prefix in layer.steps
+        return [f"{layer.name}: {prefix}" for layer in self.layers[1:] for prefix in layer.steps
                 if not any(layer.matches(prefix, st) for st in seen)]
 
     def step_models(self) -> set[str]:

@@ -4,7 +4,11 @@ A review's mentions of the valid-issue bank are scored like a ranked list: withi
 review's own sections, the i-th item (0-based, zero-weight items removed first) contributes
 ``w_i / log2(i + 2)`` with weights Critical 2, Minor 1, anything else 0. iCPS is the same sum with
 the section's weights sorted descending, so ``nCPS = ΣCPS / ΣiCPS`` is 1 exactly when every
-critical mention precedes every minor one in each section (0 when iCPS is 0).
+critical mention precedes every minor one in each section.
+
+When iCPS is 0 the review mentions no valid flaw, so there is no ordering to judge: nCPS is
+None (spec §14.4, revised) and the row is counted apart as "no valid flaw"; ``compat=True``
+gives the original's 0.
 
 Mentions are re-ordered by where their anchor quote really sits in the review (exact search,
 then a fuzzy sliding window accepted at ratio ≥ 0.45, then the same on the paraphrase, else
@@ -69,20 +73,25 @@ def calculate_icps(args: Sequence[Mapping[str, Any]]) -> float:
     )
 
 
-def ratio(cps: float, icps: float) -> float:
-    """nCPS from its parts, rounded to 4; 0 when iCPS is 0."""
-    return round(cps / icps, 4) if icps > 0 else 0.0
+def ratio(cps: float, icps: float, *, compat: bool = False) -> float | None:
+    """nCPS from its parts, rounded to 4; when iCPS is 0, None (compat: 0.0)."""
+    if icps > 0:
+        return round(cps / icps, 4)
+    return 0.0 if compat else None
 
 
-def calculate_ncps(args: Sequence[Mapping[str, Any]]) -> float:
-    """nCPS = CPS / iCPS rounded to 4, or 0.0 when iCPS is 0."""
-    return ratio(calculate_cps(args), calculate_icps(args))
+def calculate_ncps(args: Sequence[Mapping[str, Any]], *, compat: bool = False) -> float | None:
+    """nCPS = CPS / iCPS rounded to 4; when iCPS is 0, None (compat: 0.0)."""
+    return ratio(calculate_cps(args), calculate_icps(args), compat=compat)
 
 
-def section_breakdown(args: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+def section_breakdown(
+    args: Sequence[Mapping[str, Any]], *, compat: bool = False
+) -> list[dict[str, Any]]:
     """Per-section ``{section, n_args, CPS_s, ICPS_s, nCPS_s}`` sorted by n_args descending.
 
-    ``n_args`` counts zero-weight mentions too; ties keep first-appearance order.
+    ``n_args`` counts zero-weight mentions too; ties keep first-appearance order; ``nCPS_s`` of
+    a section without a weighted mention is None (compat: 0.0).
     """
     rows: list[dict[str, Any]] = []
     for name, items in group_by_section(args).items():
@@ -94,7 +103,7 @@ def section_breakdown(args: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]
                 "n_args": len(items),
                 "CPS_s": round(c, 4),
                 "ICPS_s": round(ic, 4),
-                "nCPS_s": ratio(c, ic),
+                "nCPS_s": ratio(c, ic, compat=compat),
             }
         )
     rows.sort(key=lambda r: -r["n_args"])
@@ -225,34 +234,43 @@ def attach_mentions(
     return reorder_by_position(out, review_text)
 
 
-def review_metrics(reviewer_id: str, args: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """One reviewer's CPS row: Raw_CPS and ICPS rounded to 4, nCPS, counts and breakdown."""
+def review_metrics(
+    reviewer_id: str, args: Sequence[Mapping[str, Any]], *, compat: bool = False
+) -> dict[str, Any]:
+    """One reviewer's CPS row: Raw_CPS and ICPS rounded to 4, nCPS (None when iCPS is 0 unless
+    ``compat``), counts and breakdown."""
     cps, icps = calculate_cps(args), calculate_icps(args)
     return {
         "Reviewer_ID": reviewer_id,
         "Raw_CPS": round(cps, 4),
         "ICPS": round(icps, 4),
-        "nCPS": ratio(cps, icps),
+        "nCPS": ratio(cps, icps, compat=compat),
         "Total_Arguments": len(args),
         "Critical_Count": sum(1 for a in args if a.get("severity") == "Critical"),
         "Minor_Count": sum(1 for a in args if a.get("severity") == "Minor"),
-        "Section_Breakdown": section_breakdown(args),
+        "Section_Breakdown": section_breakdown(args, compat=compat),
     }
 
 
 def score_review(
-    reviewer_id: str, review_text: str, bank: Sequence[Mapping[str, str]], mapping: Any
+    reviewer_id: str,
+    review_text: str,
+    bank: Sequence[Mapping[str, str]],
+    mapping: Any,
+    *,
+    compat: bool = False,
 ) -> dict[str, Any]:
     """``{reviewer_id, arguments, metrics}`` for one review from a parsed mapper reply.
 
-    An empty bank scores all-zero whatever the reply says (no mapping call is needed).
+    An empty bank gives no mention whatever the reply says (no mapping call is needed): CPS 0
+    and nCPS None (compat: 0).
     """
     mentions = mapping.get("mentions") if isinstance(mapping, Mapping) and bank else None
     args = attach_mentions(mentions, bank, review_text)
     return {
         "reviewer_id": reviewer_id,
         "arguments": args,
-        "metrics": review_metrics(reviewer_id, args),
+        "metrics": review_metrics(reviewer_id, args, compat=compat),
     }
 
 
@@ -260,7 +278,7 @@ def add_cps_norm(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Add ``CPS_norm`` = min-max of the (4-dp) Raw_CPS values within the paper.
 
     With a zero range every row gets 1.0 if its Raw_CPS > 0, else 0.0. Rows are returned sorted
-    by (nCPS, Raw_CPS) descending, stable.
+    by (nCPS, Raw_CPS) descending, stable; a None nCPS sorts last.
     """
     raws = [r["Raw_CPS"] for r in rows]
     lo, hi = (min(raws), max(raws)) if raws else (0.0, 0.0)
@@ -269,13 +287,17 @@ def add_cps_norm(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
             r["CPS_norm"] = round((r["Raw_CPS"] - lo) / (hi - lo), 4)
         else:
             r["CPS_norm"] = 1.0 if r["Raw_CPS"] > 0 else 0.0
-    return sorted(rows, key=lambda r: (-r["nCPS"], -r["Raw_CPS"]))
+    return sorted(
+        rows, key=lambda r: (-r["nCPS"] if r["nCPS"] is not None else 1.0, -r["Raw_CPS"])
+    )
 
 
 def paper_cps(
     bank: Sequence[Mapping[str, str]],
     reviews: Mapping[str, str],
     mappings: Mapping[str, Any],
+    *,
+    compat: bool = False,
 ) -> dict[str, Any]:
     """The paper-level CPS block: ``{Severity_Map, Canonical_Issue_Bank, Reviewer_Rankings}``.
 
@@ -283,7 +305,8 @@ def paper_cps(
     reviewer id → parsed mapper reply.
     """
     rows = [
-        score_review(rid, text, bank, mappings.get(rid))["metrics"] for rid, text in reviews.items()
+        score_review(rid, text, bank, mappings.get(rid), compat=compat)["metrics"]
+        for rid, text in reviews.items()
     ]
     return {
         "Severity_Map": dict(SEVERITY_WEIGHTS),

@@ -30,6 +30,9 @@ LABEL_SCORES: dict[str, int] = {
 SCORE_LABELS: dict[int, str] = {v: k for k, v in LABEL_SCORES.items()}
 STANCES = ("not_novel", "somewhat_novel", "novel", "unclear")
 POLICIES = ("top3_relevance", "max", "mean", "weighted")
+#: a final score is rounded to this many decimals before the SR/SSR thresholds, so a weighted
+#: mean that is 1 up to float error (0.9999999999999999) counts as 1
+FINAL_SCORE_DIGITS = 9
 
 
 def _num(x: Any) -> float | None:
@@ -50,8 +53,23 @@ def aggregate_scores(
     scores: Sequence[float],
     policy: str | None = "top3_relevance",
     relevance_scores: Sequence[float | None] | None = None,
+    *,
+    ndigits: int | None = FINAL_SCORE_DIGITS,
 ) -> tuple[float, list[int], list[float]]:
     """Fold one claim's pair scores into ``(final_score, ranked_indices, ranked_weights)``.
+
+    The final score is rounded to ``ndigits`` decimals (None: unrounded, as the original).
+    """
+    final, idx, weights = _aggregate(scores, policy, relevance_scores)
+    return (round(final, ndigits) if ndigits is not None else final), idx, weights
+
+
+def _aggregate(
+    scores: Sequence[float],
+    policy: str | None,
+    relevance_scores: Sequence[float | None] | None,
+) -> tuple[float, list[int], list[float]]:
+    """:func:`aggregate_scores` before rounding.
 
     Policies (case-insensitive; None or unknown → ``max``):
 

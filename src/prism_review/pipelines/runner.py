@@ -33,7 +33,15 @@ from pydantic import BaseModel, Field
 
 from prism_review import __version__
 from prism_review.data.errors import DataError
-from prism_review.dimensions.base import Dimension, ResultRow, RunContext, WorkUnit, get_dimension
+from prism_review.dimensions.base import (
+    Dimension,
+    ResultRow,
+    RunContext,
+    WorkUnit,
+    all_setting_specs,
+    get_dimension,
+)
+from prism_review.dimensions.settings import SettingsError, check_settings
 from prism_review.judge.base import Judge
 from prism_review.pipelines.engines import Engine, LocalEngine
 from prism_review.pipelines.memo import MemoStore
@@ -41,7 +49,8 @@ from prism_review.pipelines.results import ResultsLog
 
 
 class RunSettingsError(ValueError):
-    """The run folder holds results made with other settings."""
+    """The run's settings are unusable: an unknown or invalid ``--set`` setting, or a run
+    folder holding results made with other settings."""
 
 
 class EvalOptions(BaseModel):
@@ -124,6 +133,10 @@ async def run_evaluation(
     from prism_review.data.sources import open_source, read_sample
 
     t0 = time.perf_counter()
+    try:  # a misspelt key or an unknown value is an error, never a silent default
+        check_settings(opts.settings, all_setting_specs())
+    except SettingsError as exc:
+        raise RunSettingsError(str(exc)) from None
     progress = progress or Progress()
     out = Path(opts.out)
     out.mkdir(parents=True, exist_ok=True)

@@ -47,15 +47,17 @@ def run_dimensions(manifest: dict, rows_dims: set[str], missing: list[str] | Non
     return dims
 
 
-def _notes(rows: list[Any], missing: list[str]) -> list[str]:
+def _notes(rows: list[Any], missing: list[str], dims: list[Dimension] | None = None) -> list[str]:
     """What the tables do not show: rows that are not ``ok`` (counted per dimension, system and
-    status) and dimensions that could not be rendered."""
+    status), each dimension's own notes, and dimensions that could not be rendered."""
     counts: dict[tuple[str, str, str], int] = {}
     for r in rows:
         if r.status != "ok":
             key = (r.dimension, r.system, r.status)
             counts[key] = counts.get(key, 0) + 1
     notes = [f"{d} · {sy}: {n} {st} row(s), excluded from the means" for (d, sy, st), n in sorted(counts.items())]
+    for dim in dims or []:
+        notes += dim.summary_notes([r for r in rows if r.dimension == dim.name])
     notes += [f"dimension {m!r}: not registered in this installation, its rows are not shown" for m in missing]
     return notes
 
@@ -73,7 +75,7 @@ def write_run_outputs(out: Path, *, by_venue: bool = False, html: bool = True) -
     judge = (manifest.get("judge") or {}).get("judge") if manifest else None
     write_csv(summary, out / "summary.csv", mode="compat" if manifest.get("compat") else "clean",
               judge=str(judge) if judge is not None else None)
-    text = write_markdown(summary, dims, out / "summary.md", manifest=manifest, notes=_notes(rows, missing))
+    text = write_markdown(summary, dims, out / "summary.md", manifest=manifest, notes=_notes(rows, missing, dims))
     if html:
         from prism_review.report.html import write_html
 

@@ -14,6 +14,7 @@ from typing import ClassVar, Literal
 from pydantic import BaseModel, Field, field_validator
 
 from prism_review.judge.base import ChatMessage
+from prism_review.judge.fence import fence, with_data_rule
 from prism_review.reviewers.review_step import LLMOnlyStep
 
 
@@ -86,11 +87,11 @@ Answer with {{"comments": [...]}}, at most {n} comments, the most certain first.
 error, answer {{"comments": []}}."""
 
 _USER = """\
-Title: {title}
+Title:
+{title}
 
-<<<PAPER
-{paper}
-PAPER>>>"""
+The paper:
+{paper}"""
 
 
 class QuoteComments(LLMOnlyStep[CommentInput, CommentList]):
@@ -102,8 +103,9 @@ class QuoteComments(LLMOnlyStep[CommentInput, CommentList]):
 
     def messages(self, inp: CommentInput) -> list[ChatMessage]:
         return [
-            ChatMessage(role="system", content=_SYSTEM.format(n=inp.max_comments)),
-            ChatMessage(role="user", content=_USER.format(title=inp.title or "(untitled)", paper=inp.paper_text)),
+            ChatMessage(role="system", content=with_data_rule(_SYSTEM.format(n=inp.max_comments))),
+            ChatMessage(role="user", content=_USER.format(title=fence("TITLE", inp.title or "(untitled)"),
+                                                          paper=fence("PAPER", inp.paper_text))),
         ]
 
     def finalize(self, inp: CommentInput, out: CommentList) -> CommentList:

@@ -7,6 +7,7 @@ from typing import ClassVar, Literal
 from pydantic import BaseModel, Field, field_validator
 
 from prism_review.judge.base import ChatMessage
+from prism_review.judge.fence import fence, with_data_rule
 from prism_review.reviewers.review_step import LLMOnlyStep
 
 
@@ -52,14 +53,14 @@ class GenerateMetaReview(LLMOnlyStep[MetaInput, MetaReview]):
 
     def messages(self, inp: MetaInput) -> list[ChatMessage]:
         blocks = "\n\n".join(
-            f"=== Review {i} ===\n{text.strip()}" for i, text in enumerate(inp.reviews, 1)
+            f"=== Review {i} ===\n{fence('REVIEW', text.strip())}" for i, text in enumerate(inp.reviews, 1)
         )
         user = (
-            f"Title: {inp.title or '(untitled)'}\n\nAbstract:\n{inp.abstract or '(not given)'}\n\n"
-            f"{blocks}"
+            f"Title:\n{fence('TITLE', inp.title or '(untitled)')}\n\n"
+            f"Abstract:\n{fence('ABSTRACT', inp.abstract or '(not given)')}\n\n{blocks}"
         )
         return [
-            ChatMessage(role="system", content=_SYSTEM.format(venue=inp.venue)),
+            ChatMessage(role="system", content=with_data_rule(_SYSTEM.format(venue=inp.venue))),
             ChatMessage(role="user", content=user),
         ]
 

@@ -13,6 +13,7 @@ from typing import ClassVar
 from pydantic import BaseModel, Field, field_validator
 
 from prism_review.judge.base import ChatMessage, I, Judge, JudgeStep, O
+from prism_review.judge.fence import fence, with_data_rule
 from prism_review.records import Section
 from prism_review.venues import Venue, get_venue
 
@@ -118,12 +119,11 @@ Answer with one JSON object with these keys:
 
 _USER = """\
 Paper id: {paper_id}
-Title: {title}
+Title:
+{title}
 
 Paper text:
-<<<PAPER
 {paper}
-PAPER>>>
 
 Write your review as the JSON object described."""
 
@@ -138,8 +138,9 @@ class GenerateReview(LLMOnlyStep[ReviewInput, ReviewDraft]):
     def messages(self, inp: ReviewInput) -> list[ChatMessage]:
         venue = get_venue(inp.venue)
         system = _SYSTEM.format(venue_name=f"{venue.hf_folder.replace('_', ' ')}", scale=scale_text(venue))
-        user = _USER.format(paper_id=inp.paper_id, title=inp.title or "(untitled)", paper=inp.paper_text)
-        return [ChatMessage(role="system", content=system), ChatMessage(role="user", content=user)]
+        user = _USER.format(paper_id=inp.paper_id, title=fence("TITLE", inp.title or "(untitled)"),
+                            paper=fence("PAPER", inp.paper_text))
+        return [ChatMessage(role="system", content=with_data_rule(system)), ChatMessage(role="user", content=user)]
 
     def check(self, inp: ReviewInput, out: ReviewDraft) -> str | None:
         venue = get_venue(inp.venue)

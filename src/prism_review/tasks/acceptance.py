@@ -27,6 +27,7 @@ from typing import Any, ClassVar, Literal
 from pydantic import BaseModel, Field, field_validator
 
 from prism_review.judge.base import ChatMessage, Judge
+from prism_review.judge.fence import fence, with_data_rule
 from prism_review.reviewers.generate import review_texts
 from prism_review.reviewers.paper_text import DEFAULT_MAX_CHARS, prepare_paper
 from prism_review.reviewers.review_step import LLMOnlyStep, require_llm
@@ -186,9 +187,10 @@ class PredictAcceptance(LLMOnlyStep[AcceptanceInput, AcceptanceOutput]):
             with_reviews=" and its reviews" if inp.reviews else "",
             rate=_ACCEPT_RATES.get(vid, "an unknown share"),
         )
-        parts = [f"Title: {inp.title or '(untitled)'}", f"<<<PAPER\n{inp.paper_text}\nPAPER>>>"]
-        parts += [f"=== Review {i} ===\n{t}" for i, t in enumerate(inp.reviews, 1)]
-        return [ChatMessage(role="system", content=system), ChatMessage(role="user", content="\n\n".join(parts))]
+        parts = [f"Title:\n{fence('TITLE', inp.title or '(untitled)')}", fence("PAPER", inp.paper_text)]
+        parts += [f"=== Review {i} ===\n{fence('REVIEW', t)}" for i, t in enumerate(inp.reviews, 1)]
+        return [ChatMessage(role="system", content=with_data_rule(system)),
+                ChatMessage(role="user", content="\n\n".join(parts))]
 
     def finalize(self, inp: AcceptanceInput, out: AcceptanceOutput) -> AcceptanceOutput:
         return out.model_copy(update={"probability": min(1.0, max(0.0, out.probability))})

@@ -31,6 +31,7 @@ from prism_review.data.errors import DataError
 from prism_review.data.jsonl import iter_jsonl
 from prism_review.data.skips import SkipLog
 from prism_review.judge.base import ChatMessage, Judge
+from prism_review.judge.fence import fence, with_data_rule
 from prism_review.metrics.perturbation import (
     FUZZY_RATIO,
     JUDGE_THRESHOLD,
@@ -139,9 +140,10 @@ class RateExplanation(LLMOnlyStep[ExplanationInput, ExplanationRating]):
     Output = ExplanationRating
 
     def messages(self, inp: ExplanationInput) -> list[ChatMessage]:
-        user = (f"Injected text:\n{inp.perturbed}\n\nReference explanation:\n{inp.why_wrong}\n\n"
-                f"Reviewer's explanation:\n{inp.explanation}")  # fmt: skip
-        return [ChatMessage(role="system", content=_SYSTEM), ChatMessage(role="user", content=user)]
+        user = (f"Injected text:\n{fence('INJECTED', inp.perturbed)}\n\nReference explanation:\n"
+                f"{fence('REFERENCE', inp.why_wrong)}\n\nReviewer's explanation:\n"
+                f"{fence('EXPLANATION', inp.explanation)}")  # fmt: skip
+        return [ChatMessage(role="system", content=with_data_rule(_SYSTEM)), ChatMessage(role="user", content=user)]
 
     def offline(self, inp: ExplanationInput) -> ExplanationRating:
         raise GenerationNeedsLLM(self.name + " (use method 'fuzzy' offline)")

@@ -26,6 +26,7 @@ from typing import Any, ClassVar, Literal
 from pydantic import BaseModel, Field
 
 from prism_review.judge.base import ChatMessage, Judge
+from prism_review.judge.fence import fence, with_data_rule
 from prism_review.records import Section, render_sections
 from prism_review.reviewers.paper_text import DEFAULT_MAX_CHARS, prepare_paper
 from prism_review.reviewers.review_step import LLMOnlyStep, require_llm, scale_text
@@ -143,10 +144,10 @@ class PredictRating(LLMOnlyStep[RatingInput, RatingOutput]):
         v = get_venue(inp.venue)
         tmpl = _SYSTEM_REVIEW if inp.review is not None else _SYSTEM_PAPER
         system = tmpl.format(venue=v.hf_folder.replace("_", " "), scale=scale_text(v))
-        user = f"Title: {inp.title or '(untitled)'}\n\n<<<PAPER\n{inp.paper_text}\nPAPER>>>"
+        user = f"Title:\n{fence('TITLE', inp.title or '(untitled)')}\n\n{fence('PAPER', inp.paper_text)}"
         if inp.review is not None:
-            user += f"\n\n<<<REVIEW\n{inp.review}\nREVIEW>>>"
-        return [ChatMessage(role="system", content=system), ChatMessage(role="user", content=user)]
+            user += f"\n\n{fence('REVIEW', inp.review)}"
+        return [ChatMessage(role="system", content=with_data_rule(system)), ChatMessage(role="user", content=user)]
 
     def check(self, inp: RatingInput, out: RatingOutput) -> str | None:
         s = get_venue(inp.venue).rating_scale

@@ -9,53 +9,53 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-SEGMENT_SYSTEM = """You analyse the argument structure of scientific peer reviews.
-Split the review you are given into argumentative units. An argumentative unit is the smallest \
-stretch of text (usually one sentence, sometimes one clause) that makes a claim, gives a reason \
-or evidence, reports an observation about the paper, or recommends/requests something.
-Rules:
-- Copy each unit verbatim from the review; never rephrase, merge distant text or invent text.
-- Keep the units in the order they appear in the review.
-- Leave out text that argues nothing: section headings, score lines, greetings and thanks, \
-and plain restatements of what the paper does that carry no judgement or evidence.
-Answer with one JSON object only, no prose, of the form:
-{"arguments": [{"index": 0, "argument": "<verbatim unit>"}, {"index": 1, "argument": "..."}]}"""
+from prism_review.judge.fence import fence, with_data_rule
 
-SELECT_SYSTEM = """You analyse the argument structure of scientific peer reviews.
+SEGMENT_SYSTEM = with_data_rule("""You analyse the argument structure of scientific peer reviews.
+Split the review you are given into minimal argumentative units. An argumentative unit is one \
+sentence or clause that states a claim, a premise, an observation or a recommendation.
+Rules:
+- Keep every such unit, including sentences that restate or summarise what the paper does: \
+they are observations.
+- Copy each unit verbatim (or near-verbatim) from the review; never merge distant text or \
+invent text.
+- Keep the units in the order they appear in the review.
+- Leave out only text that states none of these: section headings, bare labels, greetings and \
+thanks.
+Answer with one JSON object only, no prose, of the form:
+{"arguments": [{"index": 0, "argument": "<verbatim unit>"}, {"index": 1, "argument": "..."}]}""")
+
+SELECT_SYSTEM = with_data_rule("""You analyse the argument structure of scientific peer reviews.
 You are given a review already split into numbered sentences. Decide which sentences are \
-argumentative units: they make a claim or judgement about the paper, give a reason or evidence, \
-report a concrete observation used as support, or request/recommend something.
-Sentences that are headings, score lines, greetings or thanks, or neutral summaries of what \
-the paper does are NOT argumentative.
+argumentative units: a sentence that states a claim, a premise, an observation or a \
+recommendation is one, including a sentence that restates or summarises what the paper does.
+Only sentences that state none of these (section headings, bare labels, greetings and thanks) \
+are not units.
 Answer with one JSON object only, no prose, listing the argumentative sentences by their \
 number, with the sentence copied verbatim:
-{"arguments": [{"index": <sentence number>, "argument": "<the sentence>"}, ...]}"""
+{"arguments": [{"index": <sentence number>, "argument": "<the sentence>"}, ...]}""")
 
-CLASSIFY_SYSTEM = """You label the argumentative units of a scientific peer review.
+CLASSIFY_SYSTEM = with_data_rule("""You label the argumentative units of a scientific peer review.
 For every unit give:
-- "role": "Premise" if the unit supplies concrete details, evidence, reasons or specific \
-support (numbers, references to sections/figures/equations, named datasets or baselines, \
-explanations of why something holds); "Claim" if it asserts a judgement, opinion or request \
-without giving such support itself.
-- "aspect": "Soundness" (technical correctness, methodology, experiments, mathematics, \
-evidence for the paper's claims), "Clarity" (writing, presentation, organisation, figures and \
-notation), "Contribution" (originality, novelty, significance, motivation, positioning against \
-and comparison with prior work or baselines), or "Other" (anything else).
+- "role": "Premise" if the unit gives concrete details, evidence, reasons or specific \
+support; "Claim" if it asserts a judgment without direct evidence.
+- "aspect": "Soundness" (technical correctness, experiments, methodology, mathematics), \
+"Clarity" (writing, presentation, figures), "Contribution" (originality, novelty, \
+significance, comparisons with baselines), or "Other" (anything else).
 Label every unit exactly once, keep its index and copy its text into "argument".
 Answer with one JSON object only, no prose:
-{"classified_arguments": [{"index": 0, "argument": "<unit text>", "role": "Claim", "aspect": "Soundness"}, ...]}"""
+{"classified_arguments": [{"index": 0, "argument": "<unit text>", "role": "Claim", "aspect": "Soundness"}, ...]}""")
 
-GROUND_SYSTEM = """You grade how specifically each premise of a scientific peer review is \
-grounded, judging from the review text alone.
+GROUND_SYSTEM = with_data_rule("""You grade how specifically each premise of a scientific peer \
+review is grounded, judging from the review text alone.
 Scale for "grounding_score":
-0 = generic or vague: could be said of almost any paper, points at nothing in particular;
-1 = partially specific: refers to a particular part, method or result of the paper, but \
-without precise detail;
-2 = highly specific: pins down exact equations, sections, figures, tables, metrics, datasets, \
-numbers or a precisely stated technical issue.
+0 = generic or vague;
+1 = partially specific;
+2 = highly specific: cites exact equations, sections, figures, metrics or datasets, or states \
+a precise technical issue.
 Grade every premise exactly once, keep its index and copy its text into "premise".
 Answer with one JSON object only, no prose:
-{"grounding_results": [{"index": 0, "premise": "<premise text>", "grounding_score": 2}, ...]}"""
+{"grounding_results": [{"index": 0, "premise": "<premise text>", "grounding_score": 2}, ...]}""")
 
 
 def numbered(items: Sequence[tuple[int, str]]) -> str:
@@ -65,13 +65,14 @@ def numbered(items: Sequence[tuple[int, str]]) -> str:
 
 def segment_user(review: str) -> str:
     """User message of free segmentation."""
-    return f"Review:\n<<<\n{review}\n>>>\n\nReturn the argumentative units as JSON."
+    return f"{fence('REVIEW', review)}\n\nReturn the argumentative units of the review as JSON."
 
 
 def select_user(review: str, sentences: Sequence[str]) -> str:
     """User message of segmentation over given sentences."""
     return (
-        f"Review:\n<<<\n{review}\n>>>\n\nSentences:\n{numbered(list(enumerate(sentences)))}\n\n"
+        f"{fence('REVIEW', review)}\n\nSentences of the review:\n"
+        f"{fence('SENTENCES', numbered(list(enumerate(sentences))))}\n\n"
         "Return the argumentative sentences as JSON."
     )
 
@@ -79,14 +80,15 @@ def select_user(review: str, sentences: Sequence[str]) -> str:
 def classify_user(review: str, units: Sequence[tuple[int, str]]) -> str:
     """User message of role/aspect classification."""
     return (
-        f"Review (for context):\n<<<\n{review}\n>>>\n\nUnits to label ({len(units)}):\n"
-        f"{numbered(units)}\n\nReturn one entry per unit as JSON."
+        f"The review, for context:\n{fence('REVIEW', review)}\n\nUnits to label ({len(units)}):\n"
+        f"{fence('UNITS', numbered(units))}\n\nReturn one entry per unit as JSON."
     )
 
 
 def ground_user(review: str, premises: Sequence[tuple[int, str]]) -> str:
     """User message of grounding."""
     return (
-        f"Review (for context):\n<<<\n{review}\n>>>\n\nPremises to grade ({len(premises)}):\n"
-        f"{numbered(premises)}\n\nReturn one entry per premise as JSON."
+        f"The review, for context:\n{fence('REVIEW', review)}\n\nPremises to grade "
+        f"({len(premises)}):\n{fence('PREMISES', numbered(premises))}\n\n"
+        "Return one entry per premise as JSON."
     )

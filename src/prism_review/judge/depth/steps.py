@@ -112,6 +112,17 @@ class SegmentStep(JudgeStep[SegmentInput, SegmentOutput]):
             arguments=[SegmentItem(index=i, argument=sents[i]) for i in sorted(chosen)]
         )
 
+    def check(self, inp: SegmentInput, out: SegmentOutput) -> str | None:
+        """A non-empty review split into no unit at all is a failed segmentation (spec §14.4):
+        re-asked once; the dimension leaves the review unscored if it stays empty."""
+        if inp.compat or not inp.review_text.strip() or self.finalize(inp, out).arguments:
+            return None
+        return (
+            "The reply lists no argumentative unit, but the review is not empty. Every claim, "
+            "premise, observation and recommendation is a unit, including sentences that restate "
+            "what the paper does; list them all."
+        )
+
     def fallback(self, inp: SegmentInput) -> SegmentOutput:
         """Compat answer to an unusable reply: every regex sentence is a unit."""
         pieces = (

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 
+from prism_review.judge.fence import fence, with_data_rule
 from prism_review.judge.flaws.models import ConsolidateInput, MapInput, ValidateInput
 from prism_review.judge.flaws.taxonomy import taxonomy_text
 
@@ -19,9 +20,9 @@ How to form micro-flaws:
 - One micro-flaw is one specific problem. Arguments about different conceptual, methodological \
 or experimental problems are separate flaws, even when they share a topic (a missing baseline A \
 and a missing baseline B are two flaws).
-- Put arguments from different reviewers into the same flaw only when they point at the same \
-specific problem. Small problems of the same nature and severity may be merged (for example, \
-assorted wording problems can form one clarity flaw).
+- Put arguments into the same flaw only when they point at the same specific problem. \
+Arguments of the same nature or the same severity level may be grouped (for example, \
+assorted presentation problems can form one clarity flaw).
 - Never force an argument into a type that does not fit; use the matching "Other ..." type.
 - There is no limit on the number of flaws; many flaws may share a topic.
 - Ignore praise, summaries of the paper and neutral questions that express no concern.
@@ -30,8 +31,8 @@ Classify each flaw with exactly one topic and one type from this taxonomy, writt
 "<n>. <Topic> - <Type>":
 {taxonomy}
 
-For each flaw, record which reviewers raised it: "raw_arguments" maps a reviewer id to a short \
-verbatim quote from that reviewer's text. Use the reviewer ids exactly as given in the \
+For each flaw, record which reviewers raised it: "raw_arguments" maps a reviewer id to the \
+exact quote of that reviewer's argument. Use the reviewer ids exactly as given in the \
 [REVIEWER: ...] headers ({ids}); never invent, rename or renumber them.
 
 Reply with one JSON object and nothing else:
@@ -39,7 +40,7 @@ Reply with one JSON object and nothing else:
 "core_summary": "<one sentence stating the problem>", "raw_arguments": {{"<reviewer id>": \
 "<verbatim quote>"}}}}]}}"""
 
-VALIDATE_SYSTEM = """You check reviewers' criticisms of a scientific paper against the paper \
+VALIDATE_SYSTEM = with_data_rule("""You check reviewers' criticisms of a scientific paper against the paper \
 itself. For every micro-flaw, read the paper text and decide:
 
 1. "is_valid": true when the flaw is real and its argument is factually correct about this \
@@ -65,9 +66,9 @@ invalidate the conclusions. Judge from the paper text; do not guess.
 
 Evaluate every flaw id you are given. Reply with one JSON object and nothing else:
 {"evaluations": {"F01": {"is_valid": true, "severity": "Critical"}, "F02": {"is_valid": false, \
-"severity": "None"}}}"""
+"severity": "None"}}}""")
 
-MAP_SYSTEM = """You map one peer review onto a fixed bank of issues that were collected from \
+MAP_SYSTEM = with_data_rule("""You map one peer review onto a fixed bank of issues that were collected from \
 all reviews of the same paper.
 
 Rules:
@@ -81,25 +82,25 @@ Questions, Limitations); infer a fitting name when the review has no headers.
 
 Reply with one JSON object and nothing else:
 {"mentions": [{"issue_id": "F01", "section_name": "Weaknesses", "anchor_quote": "<verbatim \
-words>", "content": "<paraphrase>"}]}"""
+words>", "content": "<paraphrase>"}]}""")
 
 
 def consolidate_system(inp: ConsolidateInput) -> str:
     """Step 1's system prompt with the taxonomy and the pool's reviewer ids."""
     ids = ", ".join(inp.reviewer_ids)
-    return CONSOLIDATE_SYSTEM.format(taxonomy=taxonomy_text(), ids=ids)
+    return with_data_rule(CONSOLIDATE_SYSTEM.format(taxonomy=taxonomy_text(), ids=ids))
 
 
 def consolidate_user(inp: ConsolidateInput) -> str:
-    """Step 1's user message: every review under a ``[REVIEWER: id]`` header."""
+    """Step 1's user message: every review, fenced, under a ``[REVIEWER: id]`` header."""
     parts = ["Reviews to analyse:"]
     for r in inp.reviews:
-        parts.append(f"[REVIEWER: {r.reviewer_id}]\n{r.text.strip()}")
+        parts.append(f"[REVIEWER: {r.reviewer_id}]\n" + fence("REVIEW", r.text.strip()))
     return "\n\n".join(parts)
 
 
 def validate_user(inp: ValidateInput) -> str:
-    """Step 2's user message: the paper excerpt and the flaws as JSON."""
+    """Step 2's user message: the paper excerpt and the flaws as JSON, each fenced."""
     flaws = [
         {
             "flaw_id": f.flaw_id,
@@ -109,16 +110,19 @@ def validate_user(inp: ValidateInput) -> str:
         }
         for f in inp.micro_flaws
     ]
-    return f"[PAPER TEXT]\n{inp.paper_excerpt}\n\n[MICRO-FLAWS]\n" + json.dumps(
-        {"micro_flaws": flaws}, indent=2, ensure_ascii=False
+    body = json.dumps({"micro_flaws": flaws}, indent=2, ensure_ascii=False)
+    return (
+        "[PAPER TEXT]\n" + fence("PAPER", inp.paper_excerpt)
+        + "\n\n[MICRO-FLAWS]\n" + fence("MICRO-FLAWS", body)
     )
 
 
 def map_user(inp: MapInput) -> str:
-    """Step 3's user message: the issue bank and the review."""
+    """Step 3's user message: the issue bank and the review, each fenced."""
     bank = [i.model_dump() for i in inp.issues]
     return (
         "[ISSUE BANK]\n"
-        + json.dumps({"issues": bank}, indent=2, ensure_ascii=False)
-        + f"\n\n[REVIEW: {inp.reviewer_id}]\n{inp.review_text.strip()}"
+        + fence("ISSUE BANK", json.dumps({"issues": bank}, indent=2, ensure_ascii=False))
+        + f"\n\n[REVIEW: {inp.reviewer_id}]\n"
+        + fence("REVIEW", inp.review_text.strip())
     )

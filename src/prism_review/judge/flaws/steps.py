@@ -3,8 +3,9 @@
 Each step has an LLM prompt (:mod:`.prompts`) and an offline implementation (:mod:`.offline`)
 behind the same typed interface, and a ``finalize`` that normalises either route's answer.
 ``flaws.consolidate`` checks reviewer ids exactly (risk F7: an unknown id → one re-ask stating
-it) and asks for an output budget from the input size, which the LLM layer caps at the
-configured ``max_tokens`` (risk F2).
+it). Output budgets are never below the reference's where a cut would drop content: Step 1 and
+the mapping ask for the reference's 35,000 tokens and Step 2 for at least its 4,096 (the LLM
+layer still applies a smaller ``max_tokens`` a user configures; risk F2).
 """
 
 from __future__ import annotations
@@ -27,10 +28,11 @@ from prism_review.judge.flaws.taxonomy import canonical_label
 from prism_review.judge.flaws.validity import ValidityParams
 from prism_review.metrics.cfi import normalize_reviewer_key
 
-#: output-token budget estimate for Step 1: 12% of the input characters, within [2000, 32000]
-STEP1_TOKENS_PER_CHAR = 0.12
-STEP1_MIN_TOKENS = 2_000
-STEP1_MAX_TOKENS = 32_000
+#: output tokens of Step 1 and of the mapping (the reference's step-1 client cap, §6.2, §6.6):
+#: a review pool can hold many flaws, and a cut reply would drop the last ones
+STEP1_TOKENS = 35_000
+#: minimum output tokens of Step 2 (the reference's, §6.3)
+STEP2_MIN_TOKENS = 4_096
 
 
 class ConsolidateStep(JudgeStep[ConsolidateInput, ConsolidateOutput]):
@@ -97,9 +99,7 @@ class ConsolidateStep(JudgeStep[ConsolidateInput, ConsolidateOutput]):
         )
 
     def max_tokens(self, inp: ConsolidateInput) -> int | None:
-        chars = sum(len(r.text) for r in inp.reviews)
-        est = int(chars * STEP1_TOKENS_PER_CHAR)
-        return max(STEP1_MIN_TOKENS, min(est, STEP1_MAX_TOKENS))
+        return STEP1_TOKENS
 
 
 class ValidateStep(JudgeStep[ValidateInput, ValidateOutput]):
@@ -151,7 +151,7 @@ class ValidateStep(JudgeStep[ValidateInput, ValidateOutput]):
         return None
 
     def max_tokens(self, inp: ValidateInput) -> int | None:
-        return max(512, 40 * len(inp.micro_flaws) + 256)
+        return max(STEP2_MIN_TOKENS, 40 * len(inp.micro_flaws) + 256)
 
 
 class MapStep(JudgeStep[MapInput, MapOutput]):
@@ -179,4 +179,4 @@ class MapStep(JudgeStep[MapInput, MapOutput]):
         return None
 
     def max_tokens(self, inp: MapInput) -> int | None:
-        return max(512, 120 * len(inp.issues) + 256)
+        return STEP1_TOKENS

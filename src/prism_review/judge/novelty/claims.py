@@ -16,6 +16,7 @@ from typing import Any
 from pydantic import BaseModel, Field, PrivateAttr
 
 from prism_review.judge.base import ChatMessage, JudgeStep
+from prism_review.judge.fence import fence
 from prism_review.judge.novelty import cues, prompts
 
 STANCES = ("not_novel", "somewhat_novel", "novel", "unclear")
@@ -110,11 +111,13 @@ class ClaimsStep(JudgeStep[ClaimsInput, ClaimsOutput]):
     def messages(self, inp: ClaimsInput) -> list[ChatMessage]:
         return [
             ChatMessage(role="system", content=prompts.CLAIMS_SYSTEM),
-            ChatMessage(role="user", content=prompts.CLAIMS_USER.format(review=inp.review)),
+            ChatMessage(role="user", content=prompts.CLAIMS_USER.format(review=fence("REVIEW", inp.review))),
         ]
 
     def max_tokens(self, inp: ClaimsInput) -> int | None:
-        return 2000
+        # the configured cap (8,000 by default), as the reference's Task 1 call: a review has
+        # no limit on its number of claims, so a smaller budget would cut some off
+        return None
 
     def offline(self, inp: ClaimsInput) -> ClaimsOutput:
         out = ClaimsOutput(

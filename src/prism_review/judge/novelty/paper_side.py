@@ -17,6 +17,7 @@ from pydantic import BaseModel, Field
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
 from prism_review.judge.base import ChatMessage, JudgeStep
+from prism_review.judge.fence import fence
 from prism_review.judge.novelty import prompts
 from prism_review.judge.novelty.textprep import find_abstract
 from prism_review.text import split_sentences
@@ -227,17 +228,17 @@ class PaperSideStep(JudgeStep[PaperSideInput, PaperSideOutput]):
     Output = PaperSideOutput
 
     def messages(self, inp: PaperSideInput) -> list[ChatMessage]:
-        title = f"\nTitle: {inp.title}\n" if inp.title else ""
+        title = f"\nTitle:\n{fence('TITLE', inp.title)}\n" if inp.title else ""
         return [
             ChatMessage(role="system", content=prompts.PAPER_SYSTEM),
-            ChatMessage(role="user", content=prompts.PAPER_USER.format(title_block=title, paper=inp.text)),
+            ChatMessage(role="user", content=prompts.PAPER_USER.format(title_block=title, paper=fence("PAPER", inp.text))),
         ]
 
     def offline(self, inp: PaperSideInput) -> PaperSideOutput:
         return PaperSideOutput()
 
     def max_tokens(self, inp: PaperSideInput) -> int | None:
-        return 2000
+        return None  # the configured cap (8,000 by default), as the reference's Task 1 call
 
     def finalize(self, inp: PaperSideInput, out: PaperSideOutput) -> PaperSideOutput:
         """Normalise every part; fill missing or unusable parts from the deterministic fallback."""

@@ -37,6 +37,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from prism_review.judge.base import ChatMessage, JudgeStep
+from prism_review.judge.fence import fence
 from prism_review.judge.novelty import prompts
 from prism_review.judge.novelty.normalise import (
     CALIBRATIONS,
@@ -46,6 +47,9 @@ from prism_review.judge.novelty.normalise import (
 )
 from prism_review.judge.novelty.similarity import tfidf_cosine
 from prism_review.metrics.novelty import LABEL_SCORES
+
+#: output tokens per (claim, candidate) pair: the reference's per-call budget
+VERDICT_TOKENS = 800
 
 HIGH, MID, LOW = 0.25, 0.12, 0.05
 
@@ -162,13 +166,15 @@ class VerdictStep(JudgeStep[VerdictInput, VerdictOut]):
     Output = VerdictOut
 
     def messages(self, inp: VerdictInput) -> list[ChatMessage]:
-        user = prompts.VERDICT_USER.format(claim_id=inp.claim_id, claim=inp.claim, paper=inp.paper_context,
-                                           cand_id=inp.candidate.cand_id, related=inp.candidate.text,
+        user = prompts.VERDICT_USER.format(claim_id=inp.claim_id, claim=fence("CLAIM", inp.claim),
+                                           paper=fence("PAPER", inp.paper_context),
+                                           cand_id=inp.candidate.cand_id,
+                                           related=fence("RELATED", inp.candidate.text),
                                            rules=prompts.VERDICT_RULES)
         return [ChatMessage(role="system", content=prompts.VERDICT_SYSTEM), ChatMessage(role="user", content=user)]
 
     def max_tokens(self, inp: VerdictInput) -> int | None:
-        return 800
+        return VERDICT_TOKENS
 
     def offline(self, inp: VerdictInput) -> VerdictOut:
         batch = VerdictBatchInput(**inp.model_dump(exclude={"candidate"}), candidates=[inp.candidate])
@@ -187,15 +193,14 @@ class VerdictBatchStep(JudgeStep[VerdictBatchInput, VerdictBatchOutput]):
     Output = VerdictBatchOutput
 
     def messages(self, inp: VerdictBatchInput) -> list[ChatMessage]:
-        blocks = "\n\n".join(
-            f"Related work {c.cand_id}:\n<<<RELATED START>>>\n{c.text}\n<<<RELATED END>>>" for c in inp.candidates
-        )
-        user = prompts.VERDICT_BATCH_USER.format(claim_id=inp.claim_id, claim=inp.claim, paper=inp.paper_context,
+        blocks = "\n\n".join(f"Related work {c.cand_id}:\n{fence('RELATED', c.text)}" for c in inp.candidates)
+        user = prompts.VERDICT_BATCH_USER.format(claim_id=inp.claim_id, claim=fence("CLAIM", inp.claim),
+                                                 paper=fence("PAPER", inp.paper_context),
                                                  related_blocks=blocks, rules=prompts.VERDICT_RULES)
         return [ChatMessage(role="system", content=prompts.VERDICT_SYSTEM), ChatMessage(role="user", content=user)]
 
     def max_tokens(self, inp: VerdictBatchInput) -> int | None:
-        return 200 + 350 * len(inp.candidates)
+        return VERDICT_TOKENS * max(1, len(inp.candidates))  # the reference's budget per pair
 
     def offline(self, inp: VerdictBatchInput) -> VerdictBatchOutput:
         return VerdictBatchOutput(verdicts=[VerdictOut(**v) for v in offline_verdicts(inp)])

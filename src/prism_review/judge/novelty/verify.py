@@ -14,7 +14,7 @@ from typing import Any
 
 from prism_review.judge.novelty.normalise import heuristic_classification
 from prism_review.judge.novelty.textprep import related_work_text
-from prism_review.metrics.novelty import _num, aggregate_scores, best_evidence
+from prism_review.metrics.novelty import FINAL_SCORE_DIGITS, _num, aggregate_scores, best_evidence
 
 
 @dataclass
@@ -92,7 +92,8 @@ def assemble(
         if c_attempt and not c_ok and not compat:
             final = None
         else:
-            final, idx, weights = aggregate_scores(scores, policy, [e["relevance_score"] for e in evidence])
+            final, idx, weights = aggregate_scores(scores, policy, [e["relevance_score"] for e in evidence],
+                                                   ndigits=None if compat else FINAL_SCORE_DIGITS)
         ids, details = best_evidence(evidence, idx, weights)
         if flags:
             cls = {"claim": max(f["claim"] for f in flags), "proof": max(f["proof"] for f in flags)}
