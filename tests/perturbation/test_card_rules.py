@@ -111,10 +111,13 @@ async def test_llm_recall_needs_the_rating_and_location_recall_bounds_it(dev, ll
     rows, _ = dev
     rows = [r for r in rows if len(r.scored_perturbations) >= MIN_SCORED_EDITS][:4]
 
+    def inner(block: str) -> str:  # the fenced text without its fence lines
+        return "\n".join(block.strip().splitlines()[1:-1])
+
     def responder(body: dict) -> dict:  # 5 only for the edit's own reason, 1 otherwise
         head, reviewer = body["messages"][-1]["content"].split("\n\nReviewer's explanation:\n")
         reference = head.split("Reference explanation:\n")[1]
-        return {"score": 5 if reviewer.strip() == reference.strip() else 1, "reason": "compared"}
+        return {"score": 5 if inner(reviewer) == inner(reference) else 1, "reason": "compared"}
 
     llm_server.set_responder(responder)
     comments = _oracle(rows)
