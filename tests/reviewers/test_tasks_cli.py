@@ -100,15 +100,20 @@ def test_perturbation_score_cli(tmp_path: Path) -> None:
     res = runner.invoke(app, ["perturbation", "score", "--rows", str(sub), "--comments", str(comments)])
     assert res.exit_code == 0, res.output
     result = _json(res.stdout)
-    assert result["method"] == "fuzzy" and result["threshold"] == 70
+    # no judge: the quote condition alone, named as the upper bound it is
+    assert result["method"] == "location" and result["figure"] == "location_recall"
+    assert result["threshold"] is None and result["upper_bound_of"] == "recall"
     assert result["n_rows"] == 1 and result["n_rows_missing_comments"] == 1
-    assert result["overall"]["n_detected"] == 1 and result["n_comment_lines_unreadable"] == 0
+    # the quoted equation also covers a second, short edit: 2 locations, which only the
+    # explanation check (llm) could tell apart
+    assert result["overall"]["n_detected"] == 2 and result["n_comment_lines_unreadable"] == 0
+    assert result["overall"]["location_recall"] == 2 / 11 and "recall" not in result["overall"]
     # an unreadable line (here: a torn write) is named and counted, the readable entries still score
     with comments.open("a") as fh:
         fh.write('{"arxiv_id": "x", "error_type": "surf\n')
     res = runner.invoke(app, ["perturbation", "score", "--rows", str(sub), "--comments", str(comments)])
     assert res.exit_code == 0, res.output
-    assert _json(res.stdout)["n_comment_lines_unreadable"] == 1 and _json(res.stdout)["overall"]["n_detected"] == 1
+    assert _json(res.stdout)["n_comment_lines_unreadable"] == 1 and _json(res.stdout)["overall"]["n_detected"] == 2
     assert "c.jsonl [line 2]: invalid JSON" in res.stderr.replace("\n", "")
     res = runner.invoke(app, ["perturbation", "score", "--rows", str(sub), "--comments", str(comments),
                               "--method", "llm"])

@@ -8,7 +8,9 @@ from typing import Any
 
 import pytest
 
+from prism_review.dimensions.base import ResultRow, get_dimension
 from prism_review.metrics import stats
+from prism_review.pipelines import pairing
 from prism_review.testing.shared import SHARED
 
 VEC = Path(f"{SHARED}/spec/vectors/statistics.json")
@@ -48,16 +50,19 @@ def _close(a: Any, b: Any, tol: float) -> None:
 
 
 def _papers(records: list[dict]) -> list[stats.PairedPaper]:
-    out = []
-    for r in records:
-        c = r["comparison"]
-        vals = {}
-        for m in METRICS:
-            a, b = c.get(f"llm_{m}"), c.get(f"human_avg_{m}")
-            vals[m] = (a, b) if a is not None and b is not None else None
-        md = r.get("metadata", {})
-        out.append(stats.PairedPaper(vals, md.get("decision"), md.get("avg_rating")))
-    return out
+    """The reference's per-paper records as results rows (one human-average row and one LLM row
+    per paper), paired by the project's one pairing, as ``prism compare`` and the report pair."""
+    rows = []
+    for i, r in enumerate(records):
+        c, md = r["comparison"], r.get("metadata", {})
+        for system, prefix in (("sea", "llm_"), ("human", "human_avg_")):
+            rows.append(ResultRow(
+                dimension="constructiveness", venue="V", paper_id=r.get("paper_id", f"p{i:04d}"),
+                system=system, reviewer_id=system, meta=md,
+                metrics={m: c.get(prefix + m) for m in METRICS}))  # fmt: skip
+    papers = pairing.paired_papers(rows, get_dimension("constructiveness"), METRICS, "sea", "human")
+    assert len(papers) == len(records)  # every reference record pairs
+    return papers
 
 
 def _ref_names(d: Any) -> Any:

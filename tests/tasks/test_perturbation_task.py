@@ -60,27 +60,28 @@ def comments_for(rows: list[PerturbationRow]) -> dict[str, list[dict[str, str]]]
 
 async def test_fuzzy_recall_on_real_rows(rows: list[PerturbationRow]) -> None:
     comments = comments_for(rows)
-    summary, per_row = await score_perturbations(rows, comments)
+    summary, per_row = await score_perturbations(rows, comments, method="fuzzy")
     assert summary["method"] == "fuzzy" and summary["threshold"] == 70
+    assert summary["figure"] == "fuzzy_recall"
     assert summary["n_rows"] == 2 and summary["n_rows_missing_comments"] == 1
     by_id = {r["id"]: r for r in per_row}
     s = by_id[rows[0].id]
     assert s["detected"] == ["P000_S0020"]
-    assert s["n_injected"] == 11 and s["recall"] == pytest.approx(1 / 11)
+    assert s["n_scored"] == 11 and s["fuzzy_recall"] == pytest.approx(1 / 11)
     c = by_id[rows[1].id]
     assert c["detected"] == [rows[1].perturbations[2].perturbation_id]
-    assert c["recall"] == pytest.approx(1 / 10)
-    assert summary["by_category"]["Surface"]["recall"] == pytest.approx(1 / 11)
-    assert summary["by_category"]["Claim"]["recall"] == pytest.approx(1 / 10)
-    assert summary["overall"]["recall"] == pytest.approx(2 / 21)
+    assert c["fuzzy_recall"] == pytest.approx(1 / 10)
+    assert summary["by_category"]["Surface"]["fuzzy_recall"] == pytest.approx(1 / 11)
+    assert summary["by_category"]["Claim"]["fuzzy_recall"] == pytest.approx(1 / 10)
+    assert summary["overall"]["fuzzy_recall"] == pytest.approx(2 / 21)
     assert summary["by_subtype"]["operator_or_sign"]["n_detected"] == 1
 
 
 async def test_missing_rows_as_zero(rows: list[PerturbationRow]) -> None:
-    summary, per_row = await score_perturbations(rows, comments_for(rows), missing="zero")
+    summary, per_row = await score_perturbations(rows, comments_for(rows), method="fuzzy", missing="zero")
     assert summary["n_rows"] == 3
-    assert per_row[2]["recall"] == 0.0 and per_row[2]["has_comments"] is False
-    assert summary["overall"]["recall"] == pytest.approx(2 / (11 + 10 + 12))
+    assert per_row[2]["fuzzy_recall"] == 0.0 and per_row[2]["has_comments"] is False
+    assert summary["overall"]["fuzzy_recall"] == pytest.approx(2 / (11 + 10 + 12))
 
 
 async def test_llm_explanation_match_threshold(rows: list[PerturbationRow], llm_server, loopback_judge) -> None:
@@ -114,7 +115,7 @@ async def test_unscored_rating_never_passes(rows: list[PerturbationRow], llm_ser
     o = summary["overall"]
     # the perturbations whose quotes matched could not be judged: unscored, not missed
     assert o["n_detected"] == 0 and o["n_unscored"] == sum(len(r["unscored"]) for r in per_row) > 0
-    assert o["recall"] == 0.0 and o["n_injected"] - o["n_unscored"] > 0  # the unmatched ones are missed
+    assert o["recall"] == 0.0 and o["n_scored"] - o["n_unscored"] > 0  # the unmatched ones are missed
     assert all(set(r["unscored"]).isdisjoint(r["missed"]) for r in per_row)
     assert {"P000_S0010", "P000_S0020"} <= set(per_row[0]["unscored"])  # detected at threshold 3 when judged
 

@@ -1,11 +1,14 @@
 """``prism compare --a SYSTEM --b SYSTEM``: is the difference between two systems real?
 
 Reads a run's results log (``<run>/results.jsonl``), keeps rows with status ``ok``, and per
-dimension and metric takes each paper's value per system (the mean over that system's rows for
-the paper, e.g. human = mean over its reviewers). Papers where both systems have a value are
-paired; for each metric (the dimension's ``compare_metrics`` when it names them, else its
-summary metrics, else every numeric key of the rows; ``--metric`` picks others) it prints mean A, mean B, the difference, its bootstrap 95% CI, the
-Wilcoxon p (Holm-adjusted across the dimension's metrics) and Cliff's δ with its magnitude
+dimension and metric pairs the two systems paper by paper (:mod:`prism_review.pipelines.pairing`:
+the groups and per-paper values Table 1 uses, so ``Human`` never includes the flaws human-only
+bank and no system its ``@panel`` rows). ``--a`` / ``--b`` take the names Table 1 shows
+(case-insensitive); an unknown name exits 2 listing the valid ones, closest first.
+
+For each metric (the dimension's ``compare_metrics`` when it names them, else its summary
+metrics, else every numeric key of the rows; ``--metric`` picks others) it prints mean A, mean B,
+the difference, its bootstrap 95% CI, the Wilcoxon p (Holm-adjusted across the dimension's metrics) and Cliff's δ with its magnitude
 (:mod:`prism_review.metrics.stats`). ``--by decision|tier`` adds the subgroup views.
 Generic over any dimension's metric keys.
 """
@@ -13,7 +16,6 @@ Generic over any dimension's metric keys.
 from __future__ import annotations
 
 import json
-import math
 from collections import defaultdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -21,8 +23,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 if TYPE_CHECKING:  # the CLI imports every command module at start-up: numpy loads on use only
-    from prism_review.dimensions.base import ResultRow
-    from prism_review.metrics import stats
+    from prism_review.dimensions.base import Dimension, ResultRow
 
 
 def _metric_keys(dimension: str, rows: list[ResultRow], wanted: list[str] | None) -> list[str]:
@@ -45,54 +46,13 @@ def _metric_keys(dimension: str, rows: list[ResultRow], wanted: list[str] | None
     return ordered or present
 
 
-def _decision(meta: dict[str, Any]) -> str | None:
-    acc = meta.get("accepted")
-    if isinstance(acc, bool):
-        return "accept" if acc else "reject"
-    d = meta.get("decision")
-    if isinstance(d, dict):
-        d = d.get("raw") or d.get("kind")
-    return str(d) if d else None
+def _dimension(name: str) -> Dimension | None:
+    from prism_review.dimensions.base import get_dimension
 
-
-def _rating(meta: dict[str, Any]) -> float | None:
-    v = meta.get("avg_rating")
-    if isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v):
-        return float(v)
-    return None
-
-
-def paired_papers(
-    rows: list[ResultRow], a: str, b: str, metrics: list[str]
-) -> list[stats.PairedPaper]:
-    """One :class:`~prism_review.metrics.stats.PairedPaper` per paper that both systems judged."""
-    from prism_review.metrics import stats
-
-    vals: dict[tuple[str, str], dict[str, dict[str, list[float]]]] = defaultdict(
-        lambda: defaultdict(lambda: defaultdict(list))
-    )
-    meta: dict[tuple[str, str], dict[str, Any]] = {}
-    for r in rows:
-        if r.status != "ok" or r.system not in (a, b):
-            continue
-        paper = (r.venue, r.paper_id)
-        meta.setdefault(paper, {}).update({k: v for k, v in r.meta.items() if v is not None})
-        for m in metrics:
-            v = r.metrics.get(m)
-            if v is not None and math.isfinite(float(v)):
-                vals[paper][r.system][m].append(float(v))
-    out = []
-    for paper in sorted(vals):
-        per = vals[paper]
-        if a not in per or b not in per:
-            continue
-        pv: dict[str, tuple[float, float] | None] = {}
-        for m in metrics:
-            va, vb = per[a].get(m), per[b].get(m)
-            pv[m] = (sum(va) / len(va), sum(vb) / len(vb)) if va and vb else None
-        md = meta.get(paper, {})
-        out.append(stats.PairedPaper(pv, _decision(md), _rating(md)))
-    return out
+    try:
+        return get_dimension(name)
+    except KeyError:  # a dimension this install does not know: rows group by system
+        return None
 
 
 def compare_rows(
@@ -104,16 +64,28 @@ def compare_rows(
     compat: bool = False,
     n_bootstrap: int = 10_000,
 ) -> dict[str, Any]:
-    """The full comparison per dimension (what ``--json`` prints)."""
-    from prism_review.metrics import stats
+    """The full comparison per dimension (what ``--json`` prints).
 
-    out: dict[str, Any] = {"a": a, "b": b, "dimensions": {}}
+    ``a`` and ``b`` are Table-1 names (case-insensitive); an unknown one raises
+    :class:`~prism_review.pipelines.pairing.UnknownGroup`.
+    """
+    from prism_review.metrics import stats
+    from prism_review.pipelines import pairing
+
     by_dim: dict[str, list[ResultRow]] = defaultdict(list)
     for r in rows:
         by_dim[r.dimension].append(r)
+    dims = {d: _dimension(d) for d in by_dim}
+    names = pairing.group_names(rows, dims)
+    ga, gb = pairing.resolve(a, names), pairing.resolve(b, names)
+    out: dict[str, Any] = {
+        "a": pairing.group_name(ga),
+        "b": pairing.group_name(gb),
+        "dimensions": {},
+    }
     for dim, drows in sorted(by_dim.items()):
         keys = _metric_keys(dim, [r for r in drows if r.status == "ok"], metrics)
-        papers = paired_papers(drows, a, b, keys)
+        papers = pairing.paired_papers(drows, dims[dim], keys, ga, gb)
         res = stats.full_analysis(papers, keys, n_bootstrap=n_bootstrap)
         res["subgroups"] = stats.subgroup_analysis(papers, keys, compat=compat)
         res["metrics"] = keys
@@ -222,8 +194,8 @@ def _table(head: list[str], body: list[list[str]]) -> list[str]:
 
 
 def compare(
-    a: Annotated[str, typer.Option("--a", help="System A (e.g. an LLM system id)")],
-    b: Annotated[str, typer.Option("--b", help="System B (e.g. human)")],
+    a: Annotated[str, typer.Option("--a", help="System A, as Table 1 names it (e.g. SEA)")],
+    b: Annotated[str, typer.Option("--b", help="System B, as Table 1 names it (e.g. Human)")],
     run: Annotated[Path, typer.Option("--run", help="Run folder or its results.jsonl")] = Path("."),
     dimension: Annotated[
         str | None, typer.Option("--dimension", help="Only this dimension")
@@ -261,9 +233,15 @@ def compare(
     if not rows:
         typer.echo("error: no result rows match", err=True)
         raise typer.Exit(1)
-    result = compare_rows(
-        rows, a, b, metrics=metric or None, compat=compat, n_bootstrap=n_bootstrap
-    )
+    from prism_review.pipelines.pairing import UnknownGroup
+
+    try:
+        result = compare_rows(
+            rows, a, b, metrics=metric or None, compat=compat, n_bootstrap=n_bootstrap
+        )
+    except UnknownGroup as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from exc
     if as_json:
         typer.echo(json.dumps(result, sort_keys=True))
     else:

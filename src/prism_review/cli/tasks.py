@@ -363,22 +363,26 @@ def _system_ratings(data: Path | None, system: str, papers: list[Any]) -> dict[t
 def perturbation_score(
     rows: Annotated[Path, typer.Option("--rows", help="Perturbation rows (.jsonl or .parquet)")],
     comments: Annotated[Path, typer.Option("--comments", help="JSONL {id | arxiv_id+error_type, comments}")],
-    method: Annotated[str, typer.Option("--method", help="Explanation match: fuzzy (offline) | llm")] = "fuzzy",
+    method: Annotated[str | None, typer.Option("--method", help="llm (the card's recall; default with a --judge) | location (quote overlap only: location_recall, an upper bound; default without a judge) | fuzzy (fuzzy_recall)")] = None,
     threshold: Annotated[float | None, typer.Option("--threshold", help="llm: pass mark 1-5 (default 4); fuzzy: token-set ratio (default 70)")] = None,
     missing: Annotated[str, typer.Option("--missing", help="Rows without comments: skip | zero")] = "skip",
     judge: JudgeOpt = "offline", out: OutOpt = None, concurrency: ConcOpt = 8, base_url: BaseUrlOpt = None,
     config: ConfigOpt = None, cache_dir: CacheOpt = None, no_cache: NoCacheOpt = False,
     max_errors: MaxErrOpt = None, audit: AuditOpt = None,
 ) -> None:  # fmt: skip
-    """Recall of injected errors per row and per error category."""
+    """Injected-error detection per row and error category: recall (llm) or location_recall."""
     from prism_review.data.errors import DataError
-    from prism_review.data.perturbation import load_perturbations
+    from prism_review.data.perturbation import PerturbationReader
     from prism_review.data.skips import SkipLog
     from prism_review.metrics.perturbation import FUZZY_RATIO, JUDGE_THRESHOLD
     from prism_review.tasks.perturbation import load_comments, score_perturbations
 
-    if method not in {"fuzzy", "llm"} or missing not in {"skip", "zero"}:
-        raise _fail("--method is fuzzy|llm and --missing skip|zero")
+    if method is None:
+        method = "location" if judge.strip() == "offline" else "llm"
+    if method not in {"llm", "location", "fuzzy"} or missing not in {"skip", "zero"}:
+        raise _fail("--method is llm|location|fuzzy and --missing skip|zero")
+    if method == "location" and threshold is not None:
+        raise _fail("--threshold does not apply to --method location (no explanation check)")
     the_judge = None
     if method == "llm":
         the_judge = _judge(judge, what="the llm explanation match", base_url=base_url, config=config,
@@ -386,7 +390,9 @@ def perturbation_score(
                            max_errors=max_errors, audit=audit)  # fmt: skip
     skipped = SkipLog()
     try:
-        data = load_perturbations(rows)
+        reader = PerturbationReader(rows)
+        data = list(reader)
+        data_counts = dict(reader.counts)
         by_id, merged = load_comments(comments, skipped)
     except DataError as exc:
         raise _fail(str(exc)) from exc
@@ -400,7 +406,20 @@ def perturbation_score(
         concurrency=concurrency))
     result.update(comments_file=str(comments), n_entries_merged=merged, unknown_comment_ids=unknown[:20],
                   n_comment_lines_unreadable=len(skipped))  # fmt: skip
-    console.print(f"explanation match: [bold]{result['method']}[/], threshold {result['threshold']:g}")
+    result.update(n_edits_scored_computed=data_counts.get("scored_computed", 0),
+                  n_edits_scored_disagrees_with_window=data_counts.get("scored_disagrees_with_window", 0))
+    if result["method"] == "location":
+        console.print("method: [bold]location[/] (quote overlap only, no judge): "
+                      "[bold]location_recall[/] is an upper bound of the card's recall")
+    else:
+        console.print(f"method: [bold]{result['method']}[/], threshold {result['threshold']:g} "
+                      f"→ [bold]{result['figure']}[/]")
+    if result["n_rows_too_few_scored"]:
+        console.print(f"[yellow]{result['n_rows_too_few_scored']} row(s) have fewer than "
+                      f"{result['min_scored_edits']} scored edits: left out of the benchmark[/]")
+    if result["n_edits_scored_disagrees_with_window"]:
+        console.print(f"[yellow]{result['n_edits_scored_disagrees_with_window']} edit(s): the data's "
+                      "'scored' disagrees with their place in review_input (the data's value is used)[/]")
     if result["n_rows_missing_comments"]:
         console.print(f"[yellow]{result['n_rows_missing_comments']} row(s) have no comments entry "
                       f"({'left out' if missing == 'skip' else 'scored as 0'})[/]")  # fmt: skip

@@ -47,7 +47,11 @@ class Perturbation(BaseModel):
     why_wrong: str = ""
     verifier_quote: str | None = None
     verifier_reason: str | None = None
-    scored: bool = True
+    #: inside ``review_input`` (counts towards recall); None until known. The reader keeps the
+    #: data's value and computes it when the data has none (see :func:`in_review_input`).
+    scored: bool | None = None
+    #: what the reader computed from the text (None: not computable, e.g. text withheld)
+    in_window: bool | None = None
 
 
 class PerturbationRow(BaseModel):
@@ -91,8 +95,13 @@ class PerturbationRow(BaseModel):
 
     @property
     def scored_perturbations(self) -> list[Perturbation]:
-        """The perturbations that count towards recall."""
+        """The perturbations that count towards recall (inside ``review_input``)."""
         return [p for p in self.perturbations if p.scored]
+
+    @property
+    def n_unknown_window(self) -> int:
+        """Perturbations whose place relative to ``review_input`` is unknown (left unscored)."""
+        return sum(1 for p in self.perturbations if p.scored is None)
 
 
 def sha256_text(text: str) -> str:
@@ -184,6 +193,52 @@ class PerturbationReader:
                     row.offset_mismatches.append(p.perturbation_id)
             if row.offset_mismatches:
                 self.counts["offset_mismatch"] += 1
+        self._mark_window(row)
+
+    def _mark_window(self, row: PerturbationRow) -> None:
+        """Compute each edit's place in ``review_input`` and fill ``scored`` where the data has
+        none; an edit whose given ``scored`` disagrees with the text is counted."""
+        window = review_window(row)
+        for p in row.perturbations:
+            p.in_window = in_review_input(row, p, window) if window is not None else None
+            if p.scored is None:
+                p.scored = p.in_window
+                self.counts["scored_computed" if p.scored is not None else "scored_unknown"] += 1
+            elif p.in_window is not None and p.in_window != p.scored:
+                self.counts["scored_disagrees_with_window"] += 1
+
+
+def review_window(row: PerturbationRow) -> int | None:
+    """How many leading characters of ``perturbed_paper`` a review system is shown: the length
+    of ``review_input``'s common prefix with the paper (the token cut may end inside a
+    character, which then decodes differently), or None when either text is missing."""
+    paper, shown = row.perturbed_paper or "", row.review_input or ""
+    if not paper or not shown:
+        return None
+    if paper.startswith(shown):
+        return len(shown)
+    n = min(len(paper), len(shown))
+    i = next((k for k in range(n) if paper[k] != shown[k]), n)
+    return i
+
+
+def edit_position(row: PerturbationRow, p: Perturbation) -> int | None:
+    """Character offset of ``p.perturbed`` in ``perturbed_paper``: the given offset when it
+    points at the edit there (the dev file's convention), else its first occurrence, else None."""
+    paper = row.perturbed_paper or ""
+    if not p.perturbed or not paper:
+        return None
+    if p.offset is not None and paper.startswith(p.perturbed, p.offset):
+        return p.offset
+    at = paper.find(p.perturbed)
+    return at if at >= 0 else None
+
+
+def in_review_input(row: PerturbationRow, p: Perturbation, window: int) -> bool | None:
+    """True when the whole edit lies inside the first ``window`` characters (what the review
+    system saw); None when the edit cannot be found in the paper."""
+    at = edit_position(row, p)
+    return None if at is None else at + len(p.perturbed) <= window
 
 
 def _offset_ok(row: PerturbationRow, p: Perturbation) -> bool:

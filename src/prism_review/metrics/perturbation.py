@@ -8,6 +8,9 @@ quote, or the quote covers at least 75% of it (difflib matching blocks, autojunk
 public scorer used 3. The threshold is a setting here (default 4), and every result records the
 method and threshold that produced it. One comment may detect several perturbations; each
 perturbation counts once. Per row, recall = detected / injected (0 when nothing was injected).
+``method="location"`` keeps condition (1) alone: location recall, an upper bound of the recall.
+The quote condition is decided by :func:`covers`, which gives difflib's answer in a fraction of
+its time.
 
 With the LLM judge, a perturbation that no comment detects but whose quote-matching comments got
 an unscored rating (the judge's reply could not be read) is *unscored*, not missed: it is listed
@@ -50,14 +53,84 @@ def quote_coverage(quote: str, window: str) -> float:
     return sum(b.size for b in sm.get_matching_blocks()) / len(quote)
 
 
+def longest_match(a: str, b: str, alo: int, ahi: int, blo: int, bhi: int) -> tuple[int, int, int]:
+    """difflib's ``SequenceMatcher(None, a, b, autojunk=False).find_longest_match(alo, ahi, blo,
+    bhi)``: the longest common block of ``a[alo:ahi]`` and ``b[blo:bhi]``, the earliest in ``a``
+    and then in ``b`` on ties; ``(alo, blo, 0)`` when there is none.
+
+    Computed with substring searches: walking the start ``i`` through ``a``, the best length only
+    grows while ``a[i:i + best + 1]`` occurs in ``b``, so at most ``len(a) + best`` searches run
+    (each in C), against difflib's Python loop over every position of every character. With no
+    junk, difflib's block extensions change nothing, so the results are equal (tested).
+    """
+    sa, sb = a[alo:ahi], b[blo:bhi]
+    best, at = 0, 0
+    for i in range(len(sa)):
+        if len(sa) - i <= best:
+            break
+        while i + best < len(sa) and sa[i : i + best + 1] in sb:
+            best += 1
+            at = i
+    if not best:
+        return alo, blo, 0
+    return alo + at, blo + sb.find(sa[at : at + best]), best
+
+
+def covers(quote: str, window: str, threshold: float) -> bool:
+    """``quote_coverage(quote, window) >= threshold``, decided without most of difflib's work.
+
+    difflib's matching blocks come from a recursion over ranges: the longest common block of a
+    range (:func:`longest_match`), then the same on the ranges left and right of it. The blocks
+    form a common subsequence, so a range adds at most its longest common subsequence (LCS,
+    bit-parallel in rapidfuzz). Ranges are expanded until the blocks found reach the threshold
+    (match) or the blocks found plus the LCS bounds of the ranges left fall below it (no match).
+    Each range's blocks depend on the range alone, so stopping early and the order of expansion
+    do not change the answer. The full difflib comparison, quadratic in Python, took minutes on
+    the dev set's long quotes; this takes seconds.
+    """
+    from rapidfuzz.distance import LCSseq
+
+    n = len(quote)
+    if not n or not window:
+        return False
+
+    def bound(alo: int, ahi: int, blo: int, bhi: int) -> int:
+        return int(LCSseq.similarity(quote[alo:ahi], window[blo:bhi]))
+
+    found = 0
+    pending = [(bound(0, n, 0, len(window)), 0, n, 0, len(window))]
+    upper = pending[0][0]
+    while pending:
+        if found / n >= threshold:
+            return True
+        if upper / n < threshold:
+            return False
+        b, alo, ahi, blo, bhi = pending.pop()
+        upper -= b
+        i, j, k = longest_match(quote, window, alo, ahi, blo, bhi)
+        if not k:
+            continue
+        found += k
+        upper += k
+        for sub in ((alo, i, blo, j), (i + k, ahi, j + k, bhi)):
+            if sub[0] < sub[1] and sub[2] < sub[3] and (sb := bound(*sub)):
+                pending.append((sb, *sub))
+                upper += sb
+    return found / n >= threshold
+
+
 def substring_match(
     quote: str | None, perturbed: str | None, threshold: float = QUOTE_COVERAGE
 ) -> bool:
     """True when the comment's quote approximately contains the perturbed text."""
-    q, p = normalize_for_match(quote), normalize_for_match(perturbed)
+    return normalized_match(normalize_for_match(quote), normalize_for_match(perturbed), threshold)
+
+
+def normalized_match(q: str, p: str, threshold: float = QUOTE_COVERAGE) -> bool:
+    """:func:`substring_match` on texts already passed through :func:`normalize_for_match`."""
     if not q or not p:
         return False
-    return p in q or quote_coverage(p, q) >= threshold
+    return p in q or covers(p, q, threshold)
 
 
 def explanation_match_fuzzy(
@@ -84,11 +157,12 @@ def score_review(
 ) -> dict[str, Any]:
     """Score one review (a list of ``{quote, explanation}`` comments) against one row.
 
-    ``method`` is ``fuzzy`` or ``llm`` (then ``judge`` rates the explanation). Returns
+    ``method`` is ``fuzzy``, ``llm`` (then ``judge`` rates the explanation) or ``location``
+    (the quote condition alone, no explanation check: an upper bound of the recall). Returns
     ``{n_injected, n_detected, n_unscored, recall, n_total_comments, detected, missed, unscored,
     method, threshold}``; see the module docstring for unscored perturbations.
     """
-    if method not in ("fuzzy", "llm"):
+    if method not in ("fuzzy", "llm", "location"):
         raise ValueError(f"unknown explanation-match method {method!r}")
     if method == "llm" and judge is None:
         raise ValueError("method 'llm' needs a judge")
@@ -102,7 +176,9 @@ def score_review(
             if not substring_match(c.get("quote") or "", perturbed):
                 continue
             expl = c.get("explanation") or ""
-            if method == "fuzzy":
+            if method == "location":  # the quote condition alone (an upper bound of recall)
+                ok = True
+            elif method == "fuzzy":
                 ok = explanation_match_fuzzy(expl, why, fuzzy_threshold)
             else:
                 assert judge is not None
@@ -124,7 +200,7 @@ def score_review(
         "missed": missed,
         "unscored": unscored,
         "method": method,
-        "threshold": fuzzy_threshold if method == "fuzzy" else judge_threshold,
+        "threshold": {"fuzzy": fuzzy_threshold, "llm": judge_threshold}.get(method),
     }
 
 

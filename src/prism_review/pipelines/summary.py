@@ -160,9 +160,12 @@ def write_csv(
 
 
 def system_label(system: str) -> str:
-    """A system's display name (its id when it is not registered)."""
-    spec = SYSTEMS.get(system)
-    return spec.label if spec else system
+    """A summary group's display name: the registered system's label (``sea`` → ``SEA``), with
+    a group qualifier kept (``sea@panel`` → ``SEA@panel``), else the group id itself (e.g.
+    ``human-only-bank``)."""
+    base, at, qualifier = system.partition("@")
+    spec = SYSTEMS.get(base)
+    return spec.label + at + qualifier if spec else system
 
 
 def table(
@@ -198,6 +201,30 @@ def markdown_table(header: list[str], body: list[list[str]]) -> str:
     return "\n".join(lines)
 
 
+def group_legend(groups: Iterable[str]) -> list[str]:
+    """What the flaws-only summary groups present in ``groups`` mean (for the Table-1 text)."""
+    from prism_review.dimensions.flaws import HUMAN_ONLY_GROUP, PANEL_GROUP_SUFFIX
+
+    groups = set(groups)
+    out = []
+    if HUMAN_ONLY_GROUP in groups:
+        out.append(
+            f"**{HUMAN_ONLY_GROUP}**: Flaws only. The human reviews scored against a bank built from "
+            "the human reviews alone, with no LLM review pooled in. **Human** is the mean over "
+            "the LLM pairings, where each system's review is pooled with the humans (PRISM's "
+            "setting). The two are kept apart and are never averaged together."
+        )
+    panels = sorted(system_label(g) for g in groups if g.endswith(PANEL_GROUP_SUFFIX))
+    if panels:
+        out.append(
+            f"**{', '.join(panels)}**: Flaws only. A system's reviews of papers that have no usable "
+            "human review, scored against a panel made of the other systems' reviews of the "
+            "paper (`flaws.reference=human_else_panel`). These are not comparable with "
+            "the human-referenced row of the same system, so they are kept apart from it."
+        )
+    return out
+
+
 def write_markdown(
     summary: list[SummaryRow],
     dims: list[Dimension],
@@ -210,6 +237,7 @@ def write_markdown(
     judge = manifest.get("judge", {})
     judge_name = judge.get("judge") or judge.get("name") or "?"
     mode = "compat (reproduces the original PRISM code)" if manifest.get("compat") else "clean (spec recommendations)"
+    legend = group_legend({r.system for r in summary})
     parts = [
         "# PRISM summary",
         "",
@@ -222,6 +250,10 @@ def write_markdown(
         "## Table 1 (headline metrics)",
         "",
         markdown_table(*table(summary, dims, headline_only=True)),
+        "",
+        *[f"- {line}" for line in legend],
+        *([""] if legend else []),
+        "`prism compare --a NAME --b NAME` accepts the names in the System column.",
         "",
     ]
     for d in dims:

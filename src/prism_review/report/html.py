@@ -12,10 +12,10 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
 
 from prism_review.dimensions.base import Dimension, ResultRow
+from prism_review.pipelines.pairing import group_names, pair
 from prism_review.pipelines.summary import (
     SummaryRow,
     headline_specs,
-    per_paper_values,
     system_order,
     table,
 )
@@ -49,17 +49,16 @@ def comparisons(rows: list[ResultRow], dims: list[Dimension]) -> Markup | None:
     labels: dict[str, str] = {}
     for d in dims:
         drows = [r for r in rows if r.dimension == d.name]
+        systems = group_names(drows, {d.name: d}).values()
         for spec in headline_specs(d):
-            groups = per_paper_values(drows, d, spec.key, False)
-            human = groups.get(("ALL", "human"), {})
             key = f"{d.name}.{spec.key}"
             labels[key] = spec.label
-            for (_, system), vals in groups.items():
+            for system in systems:
                 if system == "human":
                     continue
-                papers = sorted(set(vals) & set(human))
-                if papers:
-                    per_system[system][key] = [(vals[p], human[p]) for p in papers]
+                pairs = pair(drows, d, spec.key, system, "human")
+                if pairs:
+                    per_system[system][key] = [(va, vb) for _, va, vb in pairs]
     for system in system_order(per_system):
         res = paired_analysis(per_system[system])["per_metric"]
         for key, r in res.items():

@@ -1,26 +1,37 @@
-"""Injected-error recall on the OpenAIReview perturbation benchmark.
+"""Injected-error detection on the OpenAIReview perturbation benchmark, as its card defines it.
 
 Input: the benchmark rows (:mod:`prism_review.data.perturbation`) and a review system's
 quote-anchored comments, JSONL rows ``{"id": "<arxiv_id>__<error_type>", "comments": [...]}``
 (or ``arxiv_id`` + ``error_type`` instead of ``id``), e.g. written by ``prism review comments``.
 
-Matching is :func:`prism_review.metrics.perturbation.score_review`: a scored perturbation is
-detected when some comment's quote covers the perturbed text and its explanation matches the
-generator's ``why_wrong`` — by fuzzy token-set ratio (``method="fuzzy"``, ≥ 70, offline) or by
-an LLM judge's 1–5 rating at or above a threshold (``method="llm"``, default 4 as the dataset
-card states; the public scorer used 3). Every result records the method and threshold. A
-perturbation that only unscored judge ratings could have detected is counted as unscored
-(``n_unscored``) and left out of recall, never counted as missed.
+What is scored (the hub card): only edits inside ``review_input``, the first 13,000
+``cl100k_base`` tokens a review system is shown (``Perturbation.scored``: the data's value, else
+computed by the reader); a row with fewer than :data:`MIN_SCORED_EDITS` scored edits is left out
+of the benchmark and counted (``n_rows_too_few_scored``).
+
+The rule for one scored edit (matching in :mod:`prism_review.metrics.perturbation`) depends on
+``method``, and each method's figure has its own name, so an offline figure is never shown as
+the card's recall:
+
+- ``llm`` → ``recall``: some comment quotes the edit (the normalised perturbed text is inside
+  the quote, or the quote covers ≥ 75% of it) **and** an LLM judge rates its explanation against
+  ``why_wrong`` at least 4 of 5 (the card; the public scorer code used 3; ``judge_threshold``).
+  An edit that only unscored ratings could have detected is unscored (``n_unscored``) and left
+  out of the figure, never counted as missed.
+- ``location`` → ``location_recall`` (no judge): the quote condition alone. It is an **upper
+  bound** of ``recall``: every detection needs it.
+- ``fuzzy`` → ``fuzzy_recall``: the quote condition and rapidfuzz ``token_set_ratio`` ≥ 70
+  between the explanation and ``why_wrong``, the public scorer's offline alternative; not the
+  card's rule (paraphrases rarely pass, so it is far below ``recall``).
 
 Rows without a comments entry are left out and counted (``missing="skip"``, the default: a
-system that has not run yet is not a system that found nothing) or scored as recall 0
+system that has not run yet is not a system that found nothing) or scored as 0
 (``missing="zero"``).
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar, Literal
@@ -37,38 +48,31 @@ from prism_review.metrics.perturbation import (
     JUDGE_THRESHOLD,
     QUOTE_COVERAGE,
     normalize_for_match,
+    normalized_match,
     recall_by_category,
     row_recall,
     score_review,
 )
 from prism_review.reviewers.review_step import GenerationNeedsLLM, LLMOnlyStep, require_llm
 
+#: the hub card leaves rows with fewer scored edits out of the benchmark
+MIN_SCORED_EDITS = 5
+METHODS = ("llm", "location", "fuzzy")
+#: the name of each method's figure: only the card's rule (llm) measures "recall"
+FIGURE = {"llm": "recall", "location": "location_recall", "fuzzy": "fuzzy_recall"}
+
 
 class _Quotes:
-    """A row's comments with normalised quotes and their character counts, for pre-filtering."""
+    """A row's comments with their quotes normalised once."""
 
     def __init__(self, comments: Sequence[Mapping[str, Any]]) -> None:
         self.comments = list(comments)
         self.norm = [normalize_for_match(c.get("quote") or "") for c in self.comments]
-        self.counts = [Counter(q) for q in self.norm]
 
-    def candidates(self, perturbed: str) -> list[Mapping[str, Any]]:
-        """The comments whose quote *can* cover ``perturbed``, in order.
-
-        Exact pre-filter for :func:`~prism_review.metrics.perturbation.substring_match`: the
-        difflib matching blocks are a common subsequence, so the covered share is at most
-        Σ_c min(count_p(c), count_q(c)) / len(p); quotes below ``QUOTE_COVERAGE`` by this bound
-        cannot match and are skipped (difflib on long texts dominates the run time otherwise).
-        """
+    def matching(self, perturbed: str) -> list[Mapping[str, Any]]:
+        """The comments whose quote covers ``perturbed`` (the location condition), in order."""
         p = normalize_for_match(perturbed)
-        if not p:
-            return []
-        pc, need = Counter(p), QUOTE_COVERAGE * len(p)
-        out = []
-        for c, q, qc in zip(self.comments, self.norm, self.counts, strict=True):
-            if q and (p in q or sum(min(v, qc[k]) for k, v in pc.items()) >= need):
-                out.append(c)
-        return out
+        return [c for c, q in zip(self.comments, self.norm, strict=True) if normalized_match(q, p)]
 
 
 def row_key(entry: Mapping[str, Any]) -> str | None:
@@ -157,19 +161,17 @@ class RateExplanation(LLMOnlyStep[ExplanationInput, ExplanationRating]):
 
 async def llm_ratings(rows: Sequence[Any], comments: Mapping[str, list[dict[str, Any]]],
                       judge: Judge, concurrency: int = 8) -> dict[tuple[str, str], int | None]:  # fmt: skip
-    """Ratings for every (explanation, why_wrong) pair whose quote matches; None = unscored."""
+    """Ratings for every (explanation, why_wrong) pair of a scored edit whose quote matches;
+    None = unscored. Only these pairs can decide a detection, so only they are sent."""
     require_llm(judge, "the LLM explanation match")
     todo: dict[tuple[str, str], ExplanationInput] = {}
-    from prism_review.metrics.perturbation import substring_match
-
     for row in rows:
         quotes = _Quotes(comments.get(row.id, []))
         for p in row.scored_perturbations:
-            for c in quotes.candidates(p.perturbed):
-                if substring_match(c.get("quote") or "", p.perturbed):
-                    expl = c.get("explanation") or ""
-                    todo.setdefault((expl, p.why_wrong), ExplanationInput(
-                        perturbed=p.perturbed, why_wrong=p.why_wrong, explanation=expl))  # fmt: skip
+            for c in quotes.matching(p.perturbed):
+                expl = c.get("explanation") or ""
+                todo.setdefault((expl, p.why_wrong), ExplanationInput(
+                    perturbed=p.perturbed, why_wrong=p.why_wrong, explanation=expl))  # fmt: skip
     step, sem = RateExplanation(), asyncio.Semaphore(max(1, concurrency))
 
     async def one(key: tuple[str, str], inp: ExplanationInput) -> tuple[tuple[str, str], int | None]:
@@ -183,15 +185,14 @@ async def llm_ratings(rows: Sequence[Any], comments: Mapping[str, list[dict[str,
 
 
 def score_row(perturbations: Sequence[Any], comments: Sequence[Mapping[str, Any]], **kwargs: Any) -> dict[str, Any]:
-    """:func:`~prism_review.metrics.perturbation.score_review` for one row, with the exact quote
-    pre-filter of :class:`_Quotes` (same result, far fewer difflib calls)."""
+    """:func:`~prism_review.metrics.perturbation.score_review` for one row, each edit checked
+    against the comments whose quote matches it (same result, each quote normalised once)."""
     quotes = _Quotes(comments)
     detected: list[Any] = []
     missed: list[Any] = []
     unscored: list[Any] = []
-    res: dict[str, Any] = {}
     for p in perturbations:
-        res = score_review([p], quotes.candidates(p.perturbed), **kwargs)
+        res = score_review([p], quotes.matching(p.perturbed), **kwargs)
         (detected if res["n_detected"] else unscored if res["n_unscored"] else missed).append(p.perturbation_id)
     n = len(perturbations)
     method = kwargs.get("method", "fuzzy")
@@ -199,27 +200,41 @@ def score_row(perturbations: Sequence[Any], comments: Sequence[Mapping[str, Any]
         "n_injected": n, "n_detected": len(detected), "n_unscored": len(unscored),
         "recall": row_recall(n, len(detected), len(unscored)), "n_total_comments": len(comments),
         "detected": detected, "missed": missed, "unscored": unscored, "method": method,
-        "threshold": kwargs.get("fuzzy_threshold", FUZZY_RATIO) if method == "fuzzy"
-        else kwargs.get("judge_threshold", JUDGE_THRESHOLD),
+        "threshold": None if method == "location" else kwargs.get("fuzzy_threshold", FUZZY_RATIO)
+        if method == "fuzzy" else kwargs.get("judge_threshold", JUDGE_THRESHOLD),
     }  # fmt: skip
+
+
+def _named(obj: Any, figure: str) -> Any:
+    """The result with its figure under the method's name and ``n_injected`` as ``n_scored``."""
+    ren = {"n_injected": "n_scored", "recall": figure, "mean_row_recall": f"mean_row_{figure}"}
+    if isinstance(obj, dict):
+        return {ren.get(k, k): _named(v, figure) for k, v in obj.items()}
+    return obj
 
 
 async def score_perturbations(
     rows: Sequence[Any], comments: Mapping[str, list[dict[str, Any]]], *,
-    method: Literal["fuzzy", "llm"] = "fuzzy", judge: Judge | None = None,
+    method: Literal["llm", "location", "fuzzy"] = "location", judge: Judge | None = None,
     judge_threshold: float = JUDGE_THRESHOLD, fuzzy_threshold: float = FUZZY_RATIO,
     missing: Literal["skip", "zero"] = "skip", concurrency: int = 8,
+    min_scored: int = MIN_SCORED_EDITS,
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:  # fmt: skip
-    """Score every row; returns ``(summary, per-row results)``."""
+    """Score every benchmark row; returns ``(summary, per-row results)``."""
+    if method not in METHODS:
+        raise ValueError(f"unknown method {method!r}; one of {', '.join(METHODS)}")
+    figure = FIGURE[method]
+    few = [r for r in rows if len(r.scored_perturbations) < min_scored]
+    bench = [r for r in rows if len(r.scored_perturbations) >= min_scored]
     ratings: dict[tuple[str, str], int | None] = {}
     if method == "llm":
         if judge is None:
             raise ValueError("method 'llm' needs a judge")
-        ratings = await llm_ratings(rows, comments, judge, concurrency)
+        ratings = await llm_ratings([r for r in bench if r.id in comments], comments, judge, concurrency)
     per_row: list[dict[str, Any]] = []
     n_missing = 0
     subtype: dict[str, list[int]] = {}
-    for row in rows:
+    for row in bench:
         if row.id not in comments and missing == "skip":
             n_missing += 1
             continue
@@ -236,7 +251,7 @@ async def score_perturbations(
             acc[2] += p.perturbation_id in unsure
         per_row.append({"id": row.id, "arxiv_id": row.arxiv_id, "error_type": row.error_type,
                         "error_category": row.error_category, "has_comments": row.id in comments,
-                        **res})  # fmt: skip
+                        "n_edits": len(row.perturbations), **res})  # fmt: skip
     n_inj = sum(r["n_injected"] for r in per_row)
     n_det = sum(r["n_detected"] for r in per_row)
     n_uns = sum(r["n_unscored"] for r in per_row)
@@ -244,12 +259,19 @@ async def score_perturbations(
     summary: dict[str, Any] = {
         "task": "perturbation",
         "method": method,
-        "threshold": judge_threshold if method == "llm" else fuzzy_threshold,
+        "figure": figure,
+        "upper_bound_of": "recall" if method == "location" else None,
+        "threshold": {"llm": judge_threshold, "fuzzy": fuzzy_threshold}.get(method),
         "quote_coverage": QUOTE_COVERAGE,
         "missing": missing,
+        "min_scored_edits": min_scored,
         "n_rows": len(per_row),
+        "n_rows_too_few_scored": len(few),
+        "rows_too_few_scored": [r.id for r in few],
         "n_rows_missing_comments": n_missing,
         "n_rows_text_withheld": sum(1 for r in rows if r.text_withheld),
+        "n_edits_outside_review_input": sum(1 for r in bench for p in r.perturbations if p.scored is False),
+        "n_edits_window_unknown": sum(r.n_unknown_window for r in rows),
         "overall": {
             "n_injected": n_inj, "n_detected": n_det, "n_unscored": n_uns,
             "recall": n_det / (n_inj - n_uns) if n_inj - n_uns else None,
@@ -265,4 +287,4 @@ async def score_perturbations(
         summary["judge"] = judge.describe() if judge is not None else None
         summary["n_judge_calls"] = len(vals)
         summary["n_judge_unscored"] = sum(1 for v in vals if v is None)
-    return summary, per_row
+    return _named(summary, figure), [_named(r, figure) for r in per_row]
