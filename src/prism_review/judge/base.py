@@ -115,7 +115,7 @@ class JudgeStep(ABC, Generic[I, O]):
         """Output-token budget for this call; None uses the configured cap."""
         return None
 
-    def schema_enums(self, inp: I) -> dict[str, list[str]]:
+    def schema_enums(self, inp: I) -> dict[str, list[Any]]:
         """Allowed values per output field name, known from ``inp`` (e.g. ``{"reviewer_id":
         [...]}``); the LLM layer writes them into the response schema as enums."""
         return {}

@@ -202,9 +202,10 @@ def response_schema(model: type[BaseModel]) -> tuple[dict[str, Any], bool]:
     return schema, strict
 
 
-def apply_enums(schema: dict[str, Any], enums: dict[str, list[str]]) -> dict[str, Any]:
-    """A copy of ``schema`` where every object property named in ``enums`` is a string limited
-    to those values (empty value lists are ignored: an empty enum admits nothing)."""
+def apply_enums(schema: dict[str, Any], enums: dict[str, list[Any]]) -> dict[str, Any]:
+    """A copy of ``schema`` where every object property named in ``enums`` is limited to those
+    values (a string, or an integer when every value is one); empty value lists are ignored
+    (an empty enum admits nothing)."""
     wanted = {k: list(dict.fromkeys(v)) for k, v in enums.items() if v}
     out = copy.deepcopy(schema)
     if not wanted:
@@ -217,7 +218,8 @@ def apply_enums(schema: dict[str, Any], enums: dict[str, list[str]]) -> dict[str
                 for name, values in wanted.items():
                     if name in props:
                         title = props[name].get("title") if isinstance(props[name], dict) else None
-                        props[name] = {"type": "string", "enum": values,
+                        ints = all(isinstance(v, int) and not isinstance(v, bool) for v in values)
+                        props[name] = {"type": "integer" if ints else "string", "enum": values,
                                        **({"title": title} if title else {})}
             for value in node.values():
                 walk(value)
