@@ -19,8 +19,7 @@ import json
 import random
 from typing import Any
 
-_WORDS = ("the method baseline result table figure claim evidence section model data error "
-          "experiment analysis proof bound metric sample training loss accuracy ablation").split()
+_WORDS = ["the", "method", "baseline", "result", "table", "figure", "claim", "evidence", "section", "model", "data", "error", "experiment", "analysis", "proof", "bound", "metric", "sample", "training", "loss", "accuracy", "ablation"]
 
 
 def _resolve(schema: Any, root: dict[str, Any]) -> dict[str, Any]:
