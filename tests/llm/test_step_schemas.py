@@ -33,9 +33,9 @@ def _registered_steps() -> list[type[JudgeStep[Any, Any]]]:
     while todo:
         cls = todo.pop()
         todo.extend(cls.__subclasses__())
-        if not inspect.isabstract(cls) and isinstance(getattr(cls, "name", None), str):
-            if cls.__module__.startswith("prism_review."):
-                found.setdefault(cls.name, cls)
+        if (not inspect.isabstract(cls) and isinstance(getattr(cls, "name", None), str)
+                and cls.__module__.startswith("prism_review.")):
+            found.setdefault(cls.name, cls)
     return [found[k] for k in sorted(found)]
 
 
