@@ -90,8 +90,8 @@ class _Filler:
             lo = int(schema.get("minimum", 0))
             return self.rng.randint(lo, int(schema.get("maximum", lo + 5)))
         if typ == "number":
-            lo = float(schema.get("minimum", 0.0))
-            return round(self.rng.uniform(lo, float(schema.get("maximum", lo + 5.0))), 2)
+            bottom = float(schema.get("minimum", 0.0))
+            return round(self.rng.uniform(bottom, float(schema.get("maximum", bottom + 5.0))), 2)
         if typ == "boolean":
             return self.rng.random() < 0.5
         if typ == "null":
