@@ -42,7 +42,7 @@ class TooManyErrors(LLMError):
         self.limit = limit
 
 
-class TransportError(LLMError):
+class TransportError(ProviderError):
     """A call got no reply at all (connection, timeout, 429 or 5xx after every retry).
 
     Unlike a reply that was received and could not be used (that step is *unscored*), a
@@ -51,5 +51,5 @@ class TransportError(LLMError):
     """
 
     def __init__(self, step: str, message: str) -> None:
-        super().__init__(f"{step}: no reply from the model: {message}")
+        super().__init__(f"{step}: no reply from the model: {message}", retryable=True)
         self.step = step
