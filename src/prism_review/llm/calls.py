@@ -51,8 +51,8 @@ class JudgeStats:
     retries: int = 0
     reasks: int = 0
     unpriced_calls: int = 0
-    #: replies cut off at the token budget (``finish_reason="length"``); the lenient parser may
-    #: still recover their complete part, so watch this when list outputs matter
+    #: replies cut off at the token budget (``finish_reason="length"``); each is a failed parse,
+    #: asked again once with twice the budget
     truncated: int = 0
 
     def as_dict(self) -> dict[str, Any]:
