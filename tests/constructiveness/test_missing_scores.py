@@ -29,14 +29,14 @@ async def test_missing_score_is_reasked_and_the_answer_used(llm_server, loopback
     assert row.metrics["mcs"] == (0.2 + 0.8) / 2
 
 
-async def test_still_missing_after_reask_leaves_the_arc_out(llm_server, loopback_judge) -> None:
+async def test_still_missing_after_reask_is_unscored(llm_server, loopback_judge) -> None:
+    # the answer still fails the step's check after the re-ask: the review is unscored with the
+    # reason, not averaged over the ARCs that happen to have every score
     bad = json.dumps(_without("D3_justification", 1))
     llm_server.script(bad, bad)
     (row,) = await ConstructivenessDimension().evaluate(_unit(), RunContext(loopback_judge()))
-    assert row.status == "ok" and row.extracted["n_arcs_unscored"] == 1
-    # only the first ARC (CLC 0.2) is scored; the second is not averaged in with D3 = 0
-    assert row.metrics["mcs"] == 0.2 and row.metrics["n_arcs"] == 1
-    assert row.extracted["arcs"][1]["scores_missing"] == ["D3_justification"]
+    assert row.status == "unscored" and all(v is None for v in row.metrics.values())
+    assert "check failed after one re-ask" in row.error and "D3_justification" in row.error
 
 
 async def test_every_arc_missing_scores_is_unscored(llm_server, loopback_judge) -> None:

@@ -50,3 +50,10 @@ class OtherStep(LabelStep):
     """The same I/O under another step name."""
 
     name = "test.other"
+
+
+class DraftStep(LabelStep):
+    """The same I/O as a generation step: keeps an answer that fails its check."""
+
+    name = "test.draft"
+    keeps_soft_checked = True

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from prism_review.llm import FatalProviderError, TooManyErrors
+from prism_review.llm import FatalProviderError, TooManyErrors, TransportError
 from prism_review.testing.llm_server import Fault
 
 from ._steps import LabelIn, LabelStep
@@ -54,15 +54,24 @@ async def test_backoff_grows_exponentially(llm_server, loopback_judge):
 
 
 @pytest.mark.parametrize("code", [503, 429])
-async def test_retries_exhausted_is_unscored_error_not_zero(llm_server, loopback_judge, code):
-    # the reference's pinned case: max_retries 2 and a persistent error -> 3 attempts, then fail
+async def test_retries_exhausted_raises_transport_error_not_unscored(llm_server, loopback_judge,
+                                                                      code):
+    # the reference's pinned case: max_retries 2 and a persistent error -> 3 attempts, then fail;
+    # no reply was received, so the step is not finished (before: an unscored result, which a
+    # resumed run then skipped for good)
     llm_server.set_responder(lambda body: Fault.status(code))
     judge = loopback_judge(max_retries=2)
-    res = await _run(judge)
-    assert res.status == "unscored" and res.output is None
-    assert str(code) in res.error
+    with pytest.raises(TransportError, match=str(code)):
+        await _run(judge)
     assert len(llm_server.requests) == 3
-    assert judge.stats.errors == 1 and judge.stats.unscored == 1
+    assert judge.stats.errors == 1 and judge.stats.unscored == 0
+
+
+async def test_no_server_raises_transport_error(loopback_judge, llm_server):
+    judge = loopback_judge(max_retries=1)
+    llm_server.stop()
+    with pytest.raises(TransportError, match="cannot connect"):
+        await _run(judge)
 
 
 async def test_slow_reply_within_timeout_succeeds(llm_server, loopback_judge):
@@ -97,9 +106,9 @@ async def test_non_json_http_body_is_retried(llm_server, loopback_judge):
 
 
 @pytest.mark.parametrize(
-    "fault", [Fault.malformed(), Fault.empty(), Fault.truncated(GOOD, keep=0.3),
-              Fault.malformed("I think it is positive.")],
-    ids=["malformed", "empty", "truncated", "prose"],
+    "fault", [Fault.malformed(), Fault.empty(), Fault.malformed("I think it is positive."),
+              Fault.malformed(json.dumps(GOOD)[:30])],
+    ids=["malformed", "empty", "prose", "cut-but-stop"],
 )
 async def test_bad_content_triggers_one_reask_with_full_messages(llm_server, loopback_judge,
                                                                  fault):
@@ -126,19 +135,38 @@ async def test_invalid_twice_is_unscored_with_raw_kept(llm_server, loopback_judg
     assert len(llm_server.requests) == 2  # exactly one re-ask
 
 
-async def test_truncated_tail_recovered_without_reask(llm_server, loopback_judge):
-    text = '{"label": "negative", "score": 2, "reasons": ["a", "b", "unfinished'
-    llm_server.script(text)
+async def test_cut_reply_is_never_accepted_as_a_shorter_answer(llm_server, loopback_judge):
+    # before: the lenient parser closed the string and list and returned 3 reasons, cached
+    cut = '{"label": "negative", "score": 2, "reasons": ["a", "b", "unfinished'
+    full = {"label": "negative", "score": 2, "reasons": ["a", "b", "c", "d"]}
+    llm_server.script(cut, full)
     judge = loopback_judge()
     res = await _run(judge)
-    assert res.ok and res.output.reasons == ["a", "b", "unfinished"]
-    assert len(llm_server.requests) == 1
-    assert judge.stats.truncated == 0  # the server said "stop": not counted as truncated
-    llm_server.script(Fault.truncated({"label": "neutral", "score": 1, "reasons": ["x", "y"]},
-                                      keep=0.9))
+    assert res.ok and res.output.reasons == ["a", "b", "c", "d"]
+    first, second = llm_server.requests
+    assert "cut off" in second.messages[-1]["content"]  # a repair re-ask stating the cut
+    assert judge.stats.truncated == 0 and judge.stats.reasks == 1
+    # cut twice: unscored, never the repaired short answer
+    llm_server.script(cut, cut)
     res = await _run(judge, "other")
-    assert res.ok and judge.stats.truncated == 1
+    assert res.status == "unscored" and res.output is None and "cut off" in res.error
+
+
+async def test_reply_cut_at_the_budget_is_re_asked_with_more_room(llm_server, loopback_judge):
+    full = {"label": "neutral", "score": 1, "reasons": ["x", "y"]}
+    llm_server.script(Fault.truncated(full, keep=0.9), full)
+    judge = loopback_judge(max_tokens=300)
+    res = await _run(judge)
+    assert res.ok and res.output.reasons == ["x", "y"] and judge.stats.truncated == 1
+    first, second = llm_server.requests
+    assert second.messages == first.messages  # the same ask, not a repair conversation
+    assert (first.body["max_tokens"], second.body["max_tokens"]) == (300, 600)
     assert "1 truncated replies" in judge.stats.summary()
+    # the re-run is served from the cache and ends the same (0 calls, the cut reply not reused
+    # as an answer)
+    again = loopback_judge(max_tokens=300)
+    res2 = await _run(again)
+    assert res2.ok and res2.output == res.output and again.stats.calls == 0
 
 
 async def test_400_is_not_retried_and_names_provider(llm_server, loopback_judge):
@@ -215,12 +243,15 @@ async def test_json_schema_rejected_falls_back_to_json_mode(llm_server, loopback
 async def test_max_errors_cutoff_stops_cleanly(llm_server, loopback_judge):
     llm_server.set_responder(lambda body: Fault.status(500))
     judge = loopback_judge(max_retries=0, max_errors=3)
-    results = []
+    failures = 0
     with pytest.raises(TooManyErrors) as info:
         for i in range(10):
-            results.append(await _run(judge, f"item {i}"))
+            try:
+                await _run(judge, f"item {i}")
+            except TransportError:
+                failures += 1
     assert "max-errors limit (3)" in str(info.value)
-    assert len(results) == 2 and all(r.status == "unscored" for r in results)
+    assert failures == 2 and judge.stats.unscored == 0
     assert judge.stats.errors == 3
     with pytest.raises(TooManyErrors):  # every later call refuses immediately
         await _run(judge, "later")

@@ -11,7 +11,7 @@ from prism_review.judge.base import OfflineJudge
 from prism_review.llm import ConfigError, LLMJudge, make_judge
 from prism_review.llm.provider import parse_spec, resolve_endpoint
 
-from ._steps import LabelIn, LabelStep
+from ._steps import LabelIn, LabelOut, LabelStep
 
 GOOD = {"label": "neutral", "score": 2, "reasons": []}
 SECRET = "sk-test-SECRET-0123456789abcdef"
@@ -109,21 +109,57 @@ async def test_cache_key_covers_output_affecting_settings(llm_server, loopback_j
     assert again.stats.cache_hits == 0 and len(llm_server.requests) == 2
 
 
-async def test_sampled_calls_cached_only_with_seed_or_epoch(llm_server, loopback_judge):
+async def test_sampled_calls_are_cached_too_and_a_new_seed_or_epoch_draws_again(
+        llm_server, loopback_judge):
+    # the same command with the same settings is the same draw, whatever the temperature
+    # (flaws.consolidate runs at 0.1: before, every re-run called the model again)
     llm_server.set_responder(lambda body: GOOD)
     for _ in range(2):
         await loopback_judge(temperature=0.7).run(LabelStep(), LabelIn(text="a"))
-    assert len(llm_server.requests) == 2  # sampled, no epoch: never cached
+    assert len(llm_server.requests) == 1
     for _ in range(2):
         await loopback_judge(temperature=0.7, epoch=1).run(LabelStep(), LabelIn(text="a"))
-    assert len(llm_server.requests) == 3
+    assert len(llm_server.requests) == 2  # an epoch is another sample
     await loopback_judge(temperature=0.7, epoch=2).run(LabelStep(), LabelIn(text="a"))
-    assert len(llm_server.requests) == 4  # another epoch is another sample
+    assert len(llm_server.requests) == 3
     for _ in range(2):
         await loopback_judge(temperature=0.7, seed=11).run(LabelStep(), LabelIn(text="a"))
-    assert len(llm_server.requests) == 5
+    assert len(llm_server.requests) == 4  # a new seed draws again, once
     assert llm_server.requests[-1].body["seed"] == 11
     assert llm_server.requests[-1].body["temperature"] == 0.7
+    await loopback_judge(temperature=0.7, no_cache=True).run(LabelStep(), LabelIn(text="a"))
+    assert len(llm_server.requests) == 5
+
+
+async def test_two_servers_with_the_same_model_name_never_share_replies(
+        llm_server, loopback_judge, llm_cache_dir):
+    from prism_review.llm import make_judge
+    from prism_review.testing.llm_server import LLMServer
+
+    llm_server.set_responder(lambda body: GOOD)
+    await loopback_judge().run(LabelStep(), LabelIn(text="a"))
+    with LLMServer(lambda body: {**GOOD, "score": 1}) as other:
+        judge = make_judge(f"openai-compatible/test-model@{other.base_url}",
+                           cache_dir=llm_cache_dir, api_key="k")
+        res = await judge.run(LabelStep(), LabelIn(text="a"))
+        await judge.aclose()
+        assert res.output.score == 1 and len(other.requests) == 1 and judge.stats.cache_hits == 0
+
+
+async def test_a_broken_cache_is_a_miss_never_a_failed_step(llm_server, loopback_judge,
+                                                             llm_cache_dir, caplog):
+    import sqlite3
+
+    from prism_review.llm.cache import CACHE_FILE
+
+    llm_server.set_responder(lambda body: GOOD)
+    judge = loopback_judge()
+    with sqlite3.connect(llm_cache_dir / CACHE_FILE) as db:  # a damaged cache file
+        db.execute("DROP TABLE responses")
+    with caplog.at_level("WARNING", logger="prism_review.llm"):
+        res = await judge.run(LabelStep(), LabelIn(text="a"))
+    assert res.ok and res.output == LabelOut(**GOOD) and judge.stats.calls == 1
+    assert "cache read failed" in caplog.text and "cache write failed" in caplog.text
 
 
 async def test_no_cache_always_calls(llm_server, loopback_judge):
@@ -143,10 +179,26 @@ async def test_check_problem_triggers_one_reask_stating_it(llm_server, loopback_
     assert reask[:2] == llm_server.requests[0].messages
 
 
-async def test_check_reask_that_does_not_help_keeps_first_answer(llm_server, loopback_judge):
+async def test_check_reask_that_does_not_help_leaves_a_scoring_step_unscored(llm_server,
+                                                                            loopback_judge):
+    # before: the first answer (score 9, failing its check) was kept as a good result
     llm_server.script({"label": "positive", "score": 9}, "garbage")
     res = await loopback_judge().run(LabelStep(), LabelIn(text="x"))
-    assert res.ok and res.output.score == 9 and len(llm_server.requests) == 2
+    assert res.status == "unscored" and res.output is None and len(llm_server.requests) == 2
+    assert "check failed after one re-ask" in res.error and "score 9" in res.error
+    llm_server.script({"label": "positive", "score": 9}, {"label": "positive", "score": 8})
+    res = await loopback_judge(no_cache=True).run(LabelStep(), LabelIn(text="y"))
+    assert res.status == "unscored" and "score 8 is above the maximum 5" in res.error
+
+
+async def test_generation_step_keeps_a_soft_checked_answer_and_says_so(llm_server,
+                                                                      loopback_judge):
+    from ._steps import DraftStep
+
+    llm_server.script({"label": "positive", "score": 9}, {"label": "positive", "score": 8})
+    res = await loopback_judge().run(DraftStep(), LabelIn(text="x"))
+    assert res.ok and res.output.score == 9
+    assert res.warning and "check still fails" in res.warning and "score 9" in res.warning
 
 
 async def test_token_budget_is_step_budget_capped(llm_server, loopback_judge):

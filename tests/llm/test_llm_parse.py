@@ -7,6 +7,7 @@ from pydantic import BaseModel
 
 from prism_review.llm.parse import (
     ReplyParseError,
+    TruncatedReplyError,
     parse_json_object,
     response_schema,
     schema_name,
@@ -69,7 +70,21 @@ def test_real_escapes_still_work():
         ('{"a": "say \\"hi\\", then', {"a": 'say "hi", then'}),  # escaped quotes in the cut string
     ],
 )
-def test_truncated_tails(text, expected):
+def test_truncated_tails_are_a_failed_parse_never_repaired(text, expected):
+    # before: each was "repaired" into ``expected``, a shorter answer that looks complete
+    with pytest.raises(TruncatedReplyError, match="cut off"):
+        parse_json_object(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('```json\n{"a": [1, 2,],}\n```', {"a": [1, 2]}),
+        ('Here you go: {"a": {"b": 1}} hope it helps', {"a": {"b": 1}}),
+        ('{"a": 1}\n{"b": [', {"a": 1}),  # a complete object first: the tail is prose
+    ],
+)
+def test_safe_repairs_are_kept(text, expected):
     assert parse_json_object(text) == expected
 
 

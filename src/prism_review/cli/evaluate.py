@@ -74,7 +74,7 @@ def evaluate(
     config: Annotated[Path | None, typer.Option("--config", help="Judge config file (TOML/YAML)")] = None,
     cache_dir: Annotated[Path | None, typer.Option("--cache-dir", help="LLM response cache folder")] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not read or write the LLM cache")] = False,
-    max_errors: Annotated[int | None, typer.Option("--max-errors", help="Stop after this many failed calls")] = None,
+    max_errors: Annotated[int | None, typer.Option("--max-errors", help="Stop after this many failed calls (0: never stop)")] = None,
     rpm: Annotated[int | None, typer.Option("--rpm", help="Requests-per-minute limit")] = None,
     tpm: Annotated[int | None, typer.Option("--tpm", help="Tokens-per-minute limit")] = None,
     retrieval: Annotated[str | None, typer.Option("--retrieval", help="Novelty retrieval: local | s2 | none")] = None,

@@ -67,11 +67,11 @@ def _judge(spec: str, *, what: str, base_url: str | None = None, config: Path | 
 
 
 def _run(coro: Any) -> Any:
-    from prism_review.llm.errors import FatalProviderError, TooManyErrors
+    from prism_review.llm.errors import FatalProviderError, TooManyErrors, TransportError
 
     try:
         return asyncio.run(coro)
-    except (FatalProviderError, TooManyErrors) as exc:
+    except (FatalProviderError, TooManyErrors, TransportError) as exc:  # no reply: not a result
         raise _fail(f"stopped: {exc}. Finished items are kept; re-run to resume.", 3) from exc
 
 

@@ -12,7 +12,13 @@ interface:
 ``finalize(inp, out)`` normalises an output from either route (case-insensitive labels,
 index-based attachment, clamping) and is where the spec's deterministic post-processing lives.
 ``check(inp, out)`` may return a problem description (e.g. unknown reviewer ids); the LLM
-route then re-asks once with the problem stated, and keeps the better answer.
+route then re-asks once with the problem stated. An answer that still fails is unscored, unless
+the step sets ``keeps_soft_checked`` (generation steps only: their output is text to keep, not a
+score), in which case it is kept with a ``warning``.
+
+``schema_enums(inp)`` names fields whose allowed values are known when the call is made (the
+reviewer ids of a pool, the flaw ids to evaluate); the LLM layer writes them into the response
+schema as enums, so a server that decodes under the schema can only produce known ids.
 
 Metrics consume step outputs only, so results can be re-scored from the results log without
 calling a model.
@@ -65,6 +71,8 @@ class StepResult(BaseModel, Generic[O]):
     output: O | None = None
     raw: str | None = None
     error: str | None = None
+    #: an ``ok`` output kept although its check failed (``keeps_soft_checked`` steps only)
+    warning: str | None = None
     usage: Usage = Field(default_factory=Usage)
     #: request hashes of the LLM calls behind this result (for the audit log)
     request_ids: list[str] = Field(default_factory=list)
@@ -83,6 +91,9 @@ class JudgeStep(ABC, Generic[I, O]):
     Output: type[BaseModel]
     #: default sampling temperature for the LLM route
     temperature: ClassVar[float] = 0.0
+    #: keep an LLM answer that still fails ``check`` after the re-ask (with a warning) instead
+    #: of leaving the step unscored; for generation steps only, never for a scoring step
+    keeps_soft_checked: ClassVar[bool] = False
 
     @abstractmethod
     def messages(self, inp: I) -> list[ChatMessage]:
@@ -103,6 +114,11 @@ class JudgeStep(ABC, Generic[I, O]):
     def max_tokens(self, inp: I) -> int | None:
         """Output-token budget for this call; None uses the configured cap."""
         return None
+
+    def schema_enums(self, inp: I) -> dict[str, list[Any]]:
+        """Allowed values per output field name, known from ``inp`` (e.g. ``{"reviewer_id":
+        [...]}``); the LLM layer writes them into the response schema as enums."""
+        return {}
 
 
 class Judge(Protocol):

@@ -18,13 +18,14 @@ from pathlib import Path
 from typing import Any
 
 from prism_review.judge.base import Judge, OfflineJudge
-from prism_review.llm.cache import ResponseCache, default_cache_dir
+from prism_review.llm.cache import default_cache_dir, open_cache
 from prism_review.llm.errors import (
     ConfigError,
     FatalProviderError,
     LLMError,
     ProviderError,
     TooManyErrors,
+    TransportError,
 )
 from prism_review.llm.judge import JudgeStats, LLMJudge
 from prism_review.llm.pricing import PriceTable
@@ -33,7 +34,7 @@ from prism_review.llm.settings import Settings
 
 __all__ = [
     "ConfigError", "FatalProviderError", "JudgeStats", "LLMError", "LLMJudge", "ProviderError",
-    "TooManyErrors", "make_judge",
+    "TooManyErrors", "TransportError", "make_judge",
 ]
 
 #: options that are settings (resolved with env and config file); the rest are judge wiring
@@ -74,7 +75,7 @@ def make_judge(spec: str, **options: Any) -> Judge:
         table = PriceTable.load(settings.get("prices"))
     cache = None
     if not options.get("no_cache"):
-        cache = ResponseCache(options.get("cache_dir") or default_cache_dir())
+        cache = open_cache(options.get("cache_dir") or default_cache_dir())
     return LLMJudge(model_spec, settings=settings, api_key=options.get("api_key"),
                     base_url=options.get("base_url"), cache=cache,
                     audit_path=options.get("audit_path"), prices=table,

@@ -1,9 +1,14 @@
 """The on-disk response cache: SQLite in WAL mode, shared by every run on the machine.
 
-The key (:func:`request_key`) hashes the provider, model, messages and every output-affecting
-setting (temperature, token budget, response format and schema, seed/epoch) — never the API
-key, base URL, timeout or concurrency, so the same work re-run into a new output folder is
-served entirely from the cache. The cache lives in ``$PRISM_CACHE_DIR`` if set, else in the
+The key (:func:`request_key`) hashes the provider, the endpoint's base URL, model, messages and
+every output-affecting setting (temperature, token budget, response format and schema,
+seed/epoch) — never the API key, timeout or concurrency. Every reply is stored whatever the
+temperature, so the same command with the same settings re-run into a new output folder is
+served entirely from the cache; ``--no-cache``, a new ``--seed`` or a new epoch draws again. Two
+servers serving the same model name never share replies (the base URL is in the key).
+
+The cache is an optimisation, never a reason to lose work: a read or write that fails (a
+corrupt or locked database, a full disk) is logged and treated as a miss. The cache lives in ``$PRISM_CACHE_DIR`` if set, else in the
 platform user cache directory (``$XDG_CACHE_HOME/prism-review`` on Linux).
 """
 
@@ -11,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import sqlite3
 import threading
@@ -21,6 +27,7 @@ from typing import Any
 import platformdirs
 
 CACHE_FILE = "llm-cache.sqlite3"
+log = logging.getLogger("prism_review.llm")
 
 
 def default_cache_dir() -> Path:
@@ -90,3 +97,12 @@ class ResponseCache:
         """Close the database connection."""
         with self._lock:
             self._db.close()
+
+
+def open_cache(directory: str | Path) -> ResponseCache | None:
+    """The cache in ``directory``, or None (logged) when it cannot be opened: run uncached."""
+    try:
+        return ResponseCache(directory)
+    except (OSError, sqlite3.Error) as exc:
+        log.warning("LLM cache %s cannot be opened (%s): running without a cache", directory, exc)
+        return None

@@ -3,15 +3,18 @@
 :class:`CallManager` turns one :class:`~prism_review.llm.provider.Request` into a
 :class:`CallOutcome`:
 
-1. the request hash (:func:`~prism_review.llm.cache.request_key` over provider, model, messages,
-   temperature, token budget, schema, seed and epoch) names the call everywhere;
-2. deterministic calls (temperature 0, or any call with a seed/epoch) are answered from the
-   on-disk cache when possible, and identical requests already in flight share one call;
+1. the request hash (:func:`~prism_review.llm.cache.request_key` over provider, base URL, model,
+   messages, temperature, token budget, schema, seed and epoch) names the call everywhere;
+2. every call, whatever its temperature, is answered from the on-disk cache when possible (the
+   same request with the same settings is the same draw; a new seed or epoch is a new key),
+   and identical requests already in flight share one call; a cache failure is a miss;
 3. otherwise the call waits for the RPM/TPM limiters and a per-provider concurrency slot, and
    is retried with exponential back-off and jitter while the error is retryable (``retry-after``
    honoured). SDK retries are off, so every attempt is counted here;
 4. a call that still fails counts towards ``max_errors``; at the limit every call raises
-   :class:`~prism_review.llm.errors.TooManyErrors`.
+   :class:`~prism_review.llm.errors.TooManyErrors`. A call that got no reply for transport
+   reasons (retryable errors after the last retry) is marked ``transport`` in its outcome: the
+   judge raises it rather than recording the step as unscored.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ from prism_review.llm.provider import Generation, ModelAPI, Request, is_reasonin
 from prism_review.llm.settings import Settings
 
 log = logging.getLogger("prism_review.llm")
-CACHE_KEY_VERSION = 1
+CACHE_KEY_VERSION = 2  # 2: base URL in the key
 
 
 @dataclass
@@ -48,8 +51,8 @@ class JudgeStats:
     retries: int = 0
     reasks: int = 0
     unpriced_calls: int = 0
-    #: replies cut off at the token budget (``finish_reason="length"``); the lenient parser may
-    #: still recover their complete part, so watch this when list outputs matter
+    #: replies cut off at the token budget (``finish_reason="length"``); each is a failed parse,
+    #: asked again once with twice the budget
     truncated: int = 0
 
     def as_dict(self) -> dict[str, Any]:
@@ -81,6 +84,10 @@ class CallOutcome:
     cached: bool = False
     error: str | None = None
     params: dict[str, Any] = field(default_factory=dict)
+    #: the call got no reply (connection, timeout, 429/5xx after every retry)
+    transport: bool = False
+    #: the server's finish reason (``"length"``: cut at the token budget), cached ones included
+    finish_reason: str | None = None
 
 
 class CallManager:
@@ -119,7 +126,8 @@ class CallManager:
 
     # -- one model call -------------------------------------------------------------------
     def _cache_payload(self, api: ModelAPI, req: Request) -> dict[str, Any]:
-        return {"v": CACHE_KEY_VERSION, "provider": api.provider, "model": req.model,
+        return {"v": CACHE_KEY_VERSION, "provider": api.provider,
+                "base_url": api.base_url.rstrip("/"), "model": req.model,
                 "messages": req.messages, "temperature": req.temperature,
                 "max_tokens": req.max_tokens, "schema": self._schema_digest(req.schema),
                 "schema_name": req.schema_name, "strict": req.strict, "seed": req.seed,
@@ -132,19 +140,17 @@ class CallManager:
         slot = id(schema)
         hit = self._digests.get(slot)
         if hit is None or hit[0] is not schema:
+            if len(self._digests) > 512:  # per-input schemas (enums of ids): keep memory flat
+                self._digests.clear()
             hit = self._digests[slot] = (schema, request_key(schema))
         return hit[1]
-
-    def _cacheable(self, req: Request) -> bool:
-        return self.cache is not None and (req.temperature == 0.0 or req.seed is not None
-                                           or self.epoch is not None)
 
     async def call(self, api: ModelAPI, req: Request) -> CallOutcome:
         key = request_key(self._cache_payload(api, req))
         params = {"temperature": None if is_reasoning_model(req.model) else req.temperature,
                   "max_tokens": req.max_tokens, "seed": req.seed, "epoch": self.epoch,
                   "schema": req.schema_name, "strict": req.strict}
-        if not self._cacheable(req):
+        if self.cache is None:
             return await self._fetch(api, req, key, params)
         # an identical request already in flight (or being looked up): share its outcome
         slot = (id(asyncio.get_running_loop()), key)
@@ -154,7 +160,8 @@ class CallManager:
             if shared.text is None:
                 return shared
             self.stats.cache_hits += 1
-            return CallOutcome(key, shared.text, cached=True, params=shared.params)
+            return CallOutcome(key, shared.text, cached=True, params=shared.params,
+                               finish_reason=shared.finish_reason)
         task = asyncio.ensure_future(self._cached_or_fetch(api, req, key, params))
         self._inflight[slot] = task
         task.add_done_callback(lambda _t: self._inflight.pop(slot, None))
@@ -163,11 +170,17 @@ class CallManager:
     async def _cached_or_fetch(self, api: ModelAPI, req: Request, key: str,
                                params: dict[str, Any]) -> CallOutcome:
         assert self.cache is not None
-        hit = await asyncio.to_thread(self.cache.get, key)
+        try:
+            hit = await asyncio.to_thread(self.cache.get, key)
+        except Exception as exc:  # noqa: BLE001 - a broken cache is a miss, never a failed unit
+            log.warning("%s: LLM cache read failed (%s: %s); calling the model", req.step,
+                        type(exc).__name__, exc)
+            hit = None
         if hit is not None:
             self.stats.cache_hits += 1
             params["response_mode"] = hit[1].get("response_mode")
-            return CallOutcome(key, hit[0], cached=True, params=params)
+            return CallOutcome(key, hit[0], cached=True, params=params,
+                               finish_reason=hit[1].get("finish_reason"))
         return await self._fetch(api, req, key, params)
 
     async def _fetch(self, api: ModelAPI, req: Request, key: str,
@@ -200,17 +213,21 @@ class CallManager:
                     continue
                 log.warning("%s: giving up after %d attempt(s): %s", req.step, attempt, exc)
                 self._count_error(str(exc))
-                return CallOutcome(key, error=str(exc), params=params)
+                return CallOutcome(key, error=str(exc), params=params, transport=exc.retryable)
             limiter.settle(estimate, gen.prompt_tokens + gen.completion_tokens)
             self._account(req.model, gen)
             params["response_mode"] = gen.response_mode
-            if self._cacheable(req):
-                assert self.cache is not None
+            if self.cache is not None:
                 usage = {"prompt_tokens": gen.prompt_tokens, "response_mode": gen.response_mode,
                          "completion_tokens": gen.completion_tokens,
                          "finish_reason": gen.finish_reason}
-                await asyncio.to_thread(self.cache.put, key, req.model, gen.text, usage)
-            return CallOutcome(key, gen.text, gen=gen, params=params)
+                try:
+                    await asyncio.to_thread(self.cache.put, key, req.model, gen.text, usage)
+                except Exception as exc:  # noqa: BLE001 - the reply is good; only reuse is lost
+                    log.warning("%s: LLM cache write failed (%s: %s); the reply is used "
+                                "but not stored", req.step, type(exc).__name__, exc)
+            return CallOutcome(key, gen.text, gen=gen, params=params,
+                               finish_reason=gen.finish_reason)
 
     def _account(self, model: str, gen: Generation) -> None:
         self.stats.calls += 1

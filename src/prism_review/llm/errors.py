@@ -40,3 +40,16 @@ class TooManyErrors(LLMError):
         super().__init__(msg)
         self.errors = errors
         self.limit = limit
+
+
+class TransportError(ProviderError):
+    """A call got no reply at all (connection, timeout, 429 or 5xx after every retry).
+
+    Unlike a reply that was received and could not be used (that step is *unscored*), a
+    transport failure says nothing about the item: the judge raises it so the unit is not
+    finished and not written, and a re-run computes it.
+    """
+
+    def __init__(self, step: str, message: str) -> None:
+        super().__init__(f"{step}: no reply from the model: {message}", retryable=True)
+        self.step = step

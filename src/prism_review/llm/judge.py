@@ -3,15 +3,22 @@
 For one step the judge builds ``step.messages(inp)``, resolves the step's model, temperature and
 token budget (:mod:`prism_review.llm.settings`), and asks for ``step.Output`` as a strict JSON
 schema (falling back to JSON mode, then to a schema hint in the prompt, when a server rejects
-it). The reply is parsed leniently (:mod:`prism_review.llm.parse`) and validated; if that fails
-the judge re-asks once with the *full original messages* plus the invalid reply and the error;
-if ``step.check()`` reports a problem it re-asks once stating it. A step that still fails is
-``unscored`` with the raw reply kept — never a zero. ``step.finalize()`` is applied last.
+it); ``step.schema_enums(inp)`` narrows id fields to the ids of this input. The reply is parsed
+leniently (:mod:`prism_review.llm.parse`) and validated; if that fails the judge re-asks once —
+with the *full original messages* plus the invalid reply and the error, or, for a reply cut at
+the token budget (``finish_reason="length"``), the same messages with twice the budget. If
+``step.check()`` reports a problem it re-asks once stating it. A step whose answer still fails
+is ``unscored`` with the raw reply and the reason kept — never a zero. Only a step that sets
+``keeps_soft_checked`` (generation steps, whose output is text, not a score) keeps an answer that
+still fails its check, and says so in ``StepResult.warning``. ``step.finalize()`` is applied
+last.
 
 Calls go through :class:`~prism_review.llm.calls.CallManager` (cache, limits, retries, cost).
-401/403/404 raise :class:`~prism_review.llm.errors.FatalProviderError`; after ``max_errors``
-failed calls every call raises :class:`~prism_review.llm.errors.TooManyErrors`, so the runner
-stops cleanly.
+401/403/404 raise :class:`~prism_review.llm.errors.FatalProviderError`; a call that got no reply
+(connection, timeout, 429/5xx after every retry) raises
+:class:`~prism_review.llm.errors.TransportError`, so its unit is not finished and a re-run
+computes it; after ``max_errors`` failed calls every call raises
+:class:`~prism_review.llm.errors.TooManyErrors`, so the runner stops cleanly.
 """
 
 from __future__ import annotations
@@ -27,7 +34,14 @@ from prism_review.judge.base import JudgeStep, StepResult, Usage
 from prism_review.llm.audit import AuditLog
 from prism_review.llm.cache import ResponseCache
 from prism_review.llm.calls import CACHE_KEY_VERSION, CallManager, CallOutcome, JudgeStats
-from prism_review.llm.parse import ReplyParseError, parse_json_object, response_schema, schema_name
+from prism_review.llm.errors import TransportError
+from prism_review.llm.parse import (
+    ReplyParseError,
+    apply_enums,
+    parse_json_object,
+    response_schema,
+    schema_name,
+)
 from prism_review.llm.pricing import PriceTable
 from prism_review.llm.provider import (
     PROVIDERS,
@@ -121,6 +135,8 @@ class LLMJudge:
 
     async def _ask(self, step: JudgeStep[Any, Any], api: ModelAPI, req: Request,
                    usage: Usage, ids: list[str], purpose: str) -> tuple[CallOutcome, Any, str | None]:
+        """One call and its parsed output (or the reason it cannot be used); raises
+        :class:`TransportError` when no reply came back at all."""
         outcome = await self.calls.call(api, req)
         ids.append(outcome.key)
         if outcome.cached:
@@ -150,6 +166,9 @@ class LLMJudge:
                 "parsed": out.model_dump(mode="json") if out is not None else None,
                 "error": error,
             })
+        if outcome.transport:
+            self.calls.raise_if_stopped()  # this failure reached --max-errors: stop the run
+            raise TransportError(step.name, outcome.error or "the call failed")
         return outcome, out, error
 
     async def _run(self, step: JudgeStep[Any, Any], inp: BaseModel, usage: Usage,
@@ -161,6 +180,9 @@ class LLMJudge:
         cap = int(conf["max_tokens"])
         wanted = step.max_tokens(inp)
         schema, strict = self._schema(step.Output)
+        enums = step.schema_enums(inp)
+        if enums:
+            schema = apply_enums(schema, enums)
         messages = [m.model_dump() for m in step.messages(inp)]
         req = Request(model=model, messages=messages, temperature=float(conf["temperature"]),
                       max_tokens=cap if wanted is None else max(1, min(cap, int(wanted))),
@@ -169,30 +191,44 @@ class LLMJudge:
                       step=step.name)
         first, out, error = await self._ask(step, api, req, usage, ids, "answer")
         raw = first.text
-        if first.text is None:  # the call itself failed
+        if first.text is None:  # received, but refused (a non-retryable 4xx): nothing to score
             return StepResult(step=step.name, status="unscored", raw=None, error=error)
         if out is None:
             self.stats.reasks += 1
-            retry = _follow_up(req, first.text, REPAIR_PROMPT.format(error=error))
-            second, out, error2 = await self._ask(step, api, retry, usage, ids, "repair")
+            if first.finish_reason == "length":  # cut at the budget: the same ask, more room
+                req = Request(**{**req.__dict__, "max_tokens": 2 * req.max_tokens})
+                retry, purpose = req, "longer"
+            else:
+                retry = _follow_up(req, first.text, REPAIR_PROMPT.format(error=error))
+                purpose = "repair"
+            second, out, error2 = await self._ask(step, api, retry, usage, ids, purpose)
             if out is None:
                 return StepResult(step=step.name, status="unscored",
                                   raw=second.text if second.text is not None else raw,
                                   error=f"invalid output after one re-ask: {error2}")
             raw = second.text
+        warning = None
         problem = step.check(inp, out)
         if problem:
             self.stats.reasks += 1
             retry = _follow_up(req, raw or "", CHECK_PROMPT.format(problem=problem))
-            third, out2, _ = await self._ask(step, api, retry, usage, ids, "check")
-            if out2 is not None and not step.check(inp, out2):
+            third, out2, error3 = await self._ask(step, api, retry, usage, ids, "check")
+            problem2 = step.check(inp, out2) if out2 is not None else error3
+            if out2 is not None and not problem2:
                 out, raw = out2, third.text
+            elif step.keeps_soft_checked:  # generation: keep the first answer, and say so
+                warning = f"kept although its check still fails after one re-ask: {problem}"
+            else:
+                return StepResult(step=step.name, status="unscored",
+                                  raw=third.text if third.text is not None else raw,
+                                  error=f"check failed after one re-ask: {problem}" + (
+                                      f" (re-ask: {problem2})" if problem2 != problem else ""))
         try:
             final = step.finalize(inp, out)
         except Exception as exc:  # noqa: BLE001 - a bad reply must not crash the run
             return StepResult(step=step.name, status="unscored", raw=raw,
                               error=f"finalize failed: {type(exc).__name__}: {exc}")
-        return StepResult(step=step.name, status="ok", output=final, raw=raw)
+        return StepResult(step=step.name, status="ok", output=final, raw=raw, warning=warning)
 
     def unused_step_settings(self) -> list[str]:
         """Per-step settings that matched none of the steps this judge has run (a misspelt step

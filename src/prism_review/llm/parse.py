@@ -2,8 +2,14 @@
 
 :func:`parse_json_object` accepts what models actually send: ``<think>`` blocks, code fences,
 leading or trailing prose, trailing commas, LaTeX with unescaped backslashes (``\\frac``,
-``\\beta``), raw newlines inside strings and replies cut off mid-way (``finish_reason=length``).
-It returns the first JSON object it can recover, or raises :class:`ReplyParseError`.
+``\\beta``) and raw newlines inside strings. It returns the first JSON object it can recover, or
+raises :class:`ReplyParseError`.
+
+It never *completes* a reply: a reply cut off inside a string, array or object (whatever the
+``finish_reason``) raises :class:`TruncatedReplyError`, because closing the open brackets would
+turn a cut answer into a shorter, valid-looking one (fewer flaws, fewer units) that nobody can
+tell from a complete answer. The judge re-asks instead (with a larger output budget when the
+server said ``finish_reason="length"``).
 """
 
 from __future__ import annotations
@@ -19,6 +25,10 @@ from pydantic import BaseModel
 
 class ReplyParseError(ValueError):
     """No JSON object could be recovered from a reply."""
+
+
+class TruncatedReplyError(ReplyParseError):
+    """The reply's JSON object starts but never closes: the reply was cut off."""
 
 
 _THINK = re.compile(r"<think>.*?(</think>|$)", re.S | re.I)
@@ -74,19 +84,6 @@ def _outside_strings(text: str, start: int = 0) -> Iterator[tuple[int, str]]:
             yield i, ch
 
 
-def _scan(text: str) -> tuple[bool, list[str]]:
-    """(inside a string at the end?, stack of unclosed brackets)."""
-    in_str, stack = False, []
-    for _, ch in _outside_strings(text):
-        if ch == '"':
-            in_str = not in_str
-        elif ch in "{[":
-            stack.append(ch)
-        elif ch in "}]" and stack:
-            stack.pop()
-    return in_str, stack
-
-
 def _drop_trailing_commas(text: str) -> str:
     """Remove commas (outside strings) that directly precede a closing bracket."""
     drop = {
@@ -114,30 +111,6 @@ def _loads(text: str) -> Any:
     return json.loads(text, strict=False)
 
 
-def _close_truncated(text: str) -> dict[str, Any] | None:
-    """Recover the complete part of a reply that was cut off."""
-    cur = text.rstrip()
-    for _ in range(200):
-        in_str, stack = _scan(cur)
-        fixed = cur + ('"' if in_str else "")
-        fixed = fixed.rstrip()
-        if fixed.endswith(":"):
-            fixed += " null"
-        fixed = fixed.rstrip(",").rstrip()
-        fixed += "".join("}" if b == "{" else "]" for b in reversed(stack))
-        try:
-            val = _loads(_drop_trailing_commas(fixed))
-            if isinstance(val, dict):
-                return val
-        except json.JSONDecodeError:
-            pass
-        cut = max(cur.rfind(","), cur.rfind("{", 0, len(cur) - 1), cur.rfind("[", 0, len(cur) - 1))
-        if cut <= 0:
-            return None
-        cur = cur[:cut] if cur[cut] == "," else cur[: cut + 1]
-    return None
-
-
 def _try_object(candidate: str) -> dict[str, Any] | None:
     # LaTeX first: an unescaped \frac is valid JSON (form feed + "rac"), never what was meant
     latex_safe = _fix_backslashes(candidate)
@@ -158,6 +131,7 @@ def parse_json_object(text: str | None) -> dict[str, Any]:
     body = _THINK.sub("", text).strip()
     fences = [m.group(1) for m in _FENCE.finditer(body) if "{" in m.group(1)]
     sources = [*fences, body]
+    cut = False
     for src in sources:
         src = src.strip()
         found = _try_object(src)
@@ -166,15 +140,17 @@ def parse_json_object(text: str | None) -> dict[str, Any]:
         start = src.find("{")
         while start != -1:
             end = _balanced_end(src, start)
-            if end is None:
-                repaired = _close_truncated(_fix_backslashes(src[start:]))
-                if repaired is not None:
-                    return repaired
+            if end is None:  # opened and never closed: cut off, not repairable
+                cut = True
                 break
             found = _try_object(src[start:end])
             if found is not None:
                 return found
             start = src.find("{", start + 1)
+    if cut:
+        raise TruncatedReplyError(
+            "the reply is cut off: its JSON object is never closed (an unfinished string, "
+            f"array or object; it ends {text.strip()[-60:]!r})")
     raise ReplyParseError(f"no JSON object found in the reply (starts {text.strip()[:80]!r})")
 
 
@@ -182,7 +158,12 @@ def parse_json_object(text: str | None) -> dict[str, Any]:
 
 
 def _strictify(node: Any) -> bool:
-    """Make every object closed with all properties required; False if that is impossible."""
+    """Make every object closed with all properties required; False if that is impossible.
+
+    An object without fixed properties (a ``dict`` field: free keys) cannot be strict, and is
+    left open: closing it would make ``{}`` its only valid value, which a server that decodes
+    under the schema then has to produce. Step outputs avoid such fields (lists of objects
+    instead), so their schemas stay strict."""
     if not isinstance(node, dict):
         return True
     ok = True
@@ -194,8 +175,9 @@ def _strictify(node: Any) -> bool:
         extra = node.get("additionalProperties")
         if isinstance(extra, dict) or extra is True or "properties" not in node:
             ok = False
-        node["additionalProperties"] = False
-        node["required"] = list(node.get("properties", {}))
+        else:
+            node["additionalProperties"] = False
+            node["required"] = list(node.get("properties", {}))
     children: list[Any] = []
     for key in ("properties", "$defs", "definitions"):
         children.extend((node.get(key) or {}).values())
@@ -218,3 +200,32 @@ def response_schema(model: type[BaseModel]) -> tuple[dict[str, Any], bool]:
     schema = copy.deepcopy(model.model_json_schema())
     strict = _strictify(schema)
     return schema, strict
+
+
+def apply_enums(schema: dict[str, Any], enums: dict[str, list[Any]]) -> dict[str, Any]:
+    """A copy of ``schema`` where every object property named in ``enums`` is limited to those
+    values (a string, or an integer when every value is one); empty value lists are ignored
+    (an empty enum admits nothing)."""
+    wanted = {k: list(dict.fromkeys(v)) for k, v in enums.items() if v}
+    out = copy.deepcopy(schema)
+    if not wanted:
+        return out
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            props = node.get("properties")
+            if isinstance(props, dict):
+                for name, values in wanted.items():
+                    if name in props:
+                        title = props[name].get("title") if isinstance(props[name], dict) else None
+                        ints = all(isinstance(v, int) and not isinstance(v, bool) for v in values)
+                        props[name] = {"type": "integer" if ints else "string", "enum": values,
+                                       **({"title": title} if title else {})}
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(out)
+    return out

@@ -98,6 +98,8 @@ class QuoteComments(LLMOnlyStep[CommentInput, CommentList]):
     """Find errors in a paper and anchor each with a verbatim quote."""
 
     name: ClassVar[str] = "generate.comments"
+    #: generated text is kept even when its check still fails after the re-ask (it is not a score)
+    keeps_soft_checked: ClassVar[bool] = True
     Input = CommentInput
     Output = CommentList
 

@@ -48,6 +48,8 @@ class GenerateMetaReview(LLMOnlyStep[MetaInput, MetaReview]):
     """Synthesise a paper's reviews into a meta-review and an accept/reject recommendation."""
 
     name: ClassVar[str] = "generate.meta_review"
+    #: generated text is kept even when its check still fails after the re-ask (it is not a score)
+    keeps_soft_checked: ClassVar[bool] = True
     Input = MetaInput
     Output = MetaReview
 

@@ -132,6 +132,8 @@ class GenerateReview(LLMOnlyStep[ReviewInput, ReviewDraft]):
     """Write one review of one paper, rating on the paper's venue scale."""
 
     name: ClassVar[str] = "generate.review"
+    #: generated text is kept even when its check still fails after the re-ask (it is not a score)
+    keeps_soft_checked: ClassVar[bool] = True
     Input = ReviewInput
     Output = ReviewDraft
 

@@ -177,9 +177,8 @@ async def llm_ratings(rows: Sequence[Any], comments: Mapping[str, list[dict[str,
     async def one(key: tuple[str, str], inp: ExplanationInput) -> tuple[tuple[str, str], int | None]:
         async with sem:
             res = await judge.run(step, inp)
-        # a rating still outside 1-5 after the check's re-ask is no rating: unscored, never 0
-        ok = res.ok and res.output is not None and step.check(inp, res.output) is None
-        return key, (res.output.score if ok and res.output is not None else None)
+        # a rating still outside 1-5 after the check's re-ask is unscored by the judge itself
+        return key, (res.output.score if res.ok and res.output is not None else None)
 
     return dict(await asyncio.gather(*(one(k, v) for k, v in todo.items())))
 

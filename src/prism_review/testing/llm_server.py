@@ -14,7 +14,11 @@ What a request gets back is decided, in order, by:
 4. *canned-by-step* replies set with ``canned(step, *replies)`` (served in turn, the last one
    repeating), keyed by the ``X-Prism-Step`` header the judge sends or the ``json_schema`` name;
 5. the *schema-aware echo*: a minimal valid JSON instance of the requested ``json_schema``
-   (or ``{}`` for JSON mode, or the last user message for plain requests).
+   (or ``{}`` for JSON mode, or the last user message for plain requests); or, when the server
+   is made with ``schema_seed=N``, a reply built from the sent schema only, as a server that
+   decodes under the schema would make it (required fields filled, enum values chosen,
+   non-empty arrays, strings of words; deterministic per request and seed; see
+   :mod:`prism_review.testing.schema_fill`).
 
 A reply (``Reply``) is a ``str`` (the assistant content), a ``dict``/``list`` (serialised to
 JSON), or a :class:`Fault`: ``Fault.status(429, retry_after=0.1)``, ``Fault.status(500)``,
@@ -41,7 +45,8 @@ Example (pytest; the fixtures come from ``prism_review.testing.fixtures``)::
 
 Outside pytest: ``with LLMServer(latency=0.2) as server: make_judge(
 f"openai-compatible/test-model@{server.base_url}", ...)``, or from a shell
-``python -m prism_review.testing.llm_server --latency 0.2`` (prints the base URL).
+``python -m prism_review.testing.llm_server --latency 0.2`` (prints the base URL; add
+``--schema-seed 7`` for schema-built replies).
 """
 
 from __future__ import annotations
@@ -58,6 +63,7 @@ from pathlib import Path
 from typing import Any
 
 from prism_review.testing.schema_echo import example_for_schema
+from prism_review.testing.schema_fill import fill_schema, seed_for
 
 
 @dataclass(frozen=True)
@@ -147,8 +153,12 @@ class LLMServer:
     """An OpenAI-compatible chat-completions server on 127.0.0.1 (see the module docstring)."""
 
     def __init__(self, responder: Responder | None = None, *, latency: float = 0.0,
-                 models: list[str] | None = None) -> None:
+                 models: list[str] | None = None, schema_seed: int | None = None,
+                 port: int = 0) -> None:
         self.latency = latency
+        #: build default replies from the sent schema only (constrained decoding), seeded
+        self.schema_seed = schema_seed
+        self.port = port
         self.reject_json_schema = False
         self.models = models or ["test-model"]
         self.requests: list[RecordedRequest] = []
@@ -203,7 +213,8 @@ class LLMServer:
     def start(self) -> LLMServer:
         """Bind an ephemeral port and serve in a daemon thread."""
         handler = type("_Handler", (_Handler,), {"owner": self})
-        self._httpd = _Server(("127.0.0.1", 0), handler)
+        self._httpd = _Server(("127.0.0.1", self.port), handler)
+        self.port = self._httpd.server_address[1]  # a restart binds the same port again
         self._thread = threading.Thread(target=self._httpd.serve_forever,
                                         kwargs={"poll_interval": 0.05}, daemon=True)
         self._thread.start()
@@ -241,12 +252,15 @@ class LLMServer:
                 return canned.pop(0) if len(canned) > 1 else canned[0]
         return self.default_reply(body)
 
-    @staticmethod
-    def default_reply(body: dict[str, Any]) -> str:
-        """The schema-aware echo: a minimal valid instance of the requested schema."""
+    def default_reply(self, body: dict[str, Any]) -> str:
+        """The schema-aware echo (a minimal valid instance of the requested schema), or with
+        ``schema_seed`` set, an instance built from the schema as constrained decoding does."""
         rf = body.get("response_format") or {}
         if rf.get("type") == "json_schema":
-            return json.dumps(example_for_schema((rf.get("json_schema") or {}).get("schema", {})))
+            schema = (rf.get("json_schema") or {}).get("schema", {})
+            if self.schema_seed is not None:
+                return json.dumps(fill_schema(schema, seed_for(body, self.schema_seed)))
+            return json.dumps(example_for_schema(schema))
         if rf.get("type") == "json_object":
             return "{}"
         users = [m for m in body.get("messages", []) if m.get("role") == "user"]
@@ -374,8 +388,10 @@ def main(argv: list[str] | None = None) -> None:
 
     parser = argparse.ArgumentParser(description="loopback OpenAI-compatible chat server")
     parser.add_argument("--latency", type=float, default=0.0, help="seconds per reply")
+    parser.add_argument("--schema-seed", type=int, default=None,
+                        help="build replies from the sent JSON schema only, with this seed")
     args = parser.parse_args(argv)
-    server = LLMServer(latency=args.latency).start()
+    server = LLMServer(latency=args.latency, schema_seed=args.schema_seed).start()
     print(server.base_url, flush=True)
     try:
         sys.stdin.read()  # serve until stdin closes or the process is interrupted

@@ -58,8 +58,8 @@ class ARC(BaseModel):
     D4_solution: int = 0
     D5_tone: int = 0
     #: rubric scores the judge did not give as numbers (absent, text, null). The reference
-    #: turns them into 0; prism-review re-asks once and otherwise leaves the ARC out of the
-    #: metrics (``--compat`` keeps the reference's 0). Not part of the reply schema.
+    #: turns them into 0; prism-review re-asks once and otherwise leaves the review unscored
+    #: (``--compat`` keeps the reference's 0). Not part of the reply schema.
     scores_missing: SkipJsonSchema[list[str]] = Field(default_factory=list)
 
     @model_validator(mode="before")
@@ -131,6 +131,10 @@ class ARCStep(JudgeStep[ARCInput, ARCOutput]):
             inp.review_text, inp.comments, section=inp.comment_section, model_path=self.model_path
         )
         return ARCOutput.model_validate({"atomic_comments": arcs})
+
+    def schema_enums(self, inp: ARCInput) -> dict[str, list[Any]]:
+        """Rubric scores are 0, 1 or 2 (``--compat`` leaves the reference's free integers)."""
+        return {} if inp.compat else {d: [0, 1, 2] for d in DIMENSIONS}
 
     def check(self, inp: ARCInput, out: ARCOutput) -> str | None:
         if inp.comments is not None and len(out.atomic_comments) != len(inp.comments):

@@ -19,7 +19,7 @@ from pydantic.json_schema import SkipJsonSchema
 
 from prism_review.judge.base import ChatMessage, JudgeStep
 from prism_review.judge.depth import prompts
-from prism_review.metrics.depth import ASPECTS, normalise_role
+from prism_review.metrics.depth import ASPECTS, CLAIM, PREMISE, normalise_role
 from prism_review.text import fold_ws
 
 
@@ -122,6 +122,12 @@ class SegmentStep(JudgeStep[SegmentInput, SegmentOutput]):
             "premise, observation and recommendation is a unit, including sentences that restate "
             "what the paper does; list them all."
         )
+
+    def schema_enums(self, inp: SegmentInput) -> dict[str, list[Any]]:
+        """Selecting sentences: only their indices can be written."""
+        if inp.compat or inp.sentences is None:
+            return {}
+        return {"index": list(range(len(inp.sentences)))}
 
     def fallback(self, inp: SegmentInput) -> SegmentOutput:
         """Compat answer to an unusable reply: every regex sentence is a unit."""
@@ -250,6 +256,14 @@ class ClassifyStep(JudgeStep[ClassifyInput, ClassifyOutput]):
             return f"The reply has no entry for unit indices {missing}; label every unit."
         return None
 
+    def schema_enums(self, inp: ClassifyInput) -> dict[str, list[Any]]:
+        """The units' indices and the labels the prompt defines (``--compat`` reads the labels
+        verbatim, as the original did, so they stay free there)."""
+        if inp.compat:
+            return {}
+        return {"index": [u.index for u in inp.units], "role": [PREMISE, CLAIM],
+                "aspect": list(ASPECTS)}
+
     def fallback(self, inp: ClassifyInput) -> ClassifyOutput:
         """Compat answer to an unusable reply: every unit is a Claim about Other."""
         return ClassifyOutput(
@@ -354,6 +368,11 @@ class GroundStep(JudgeStep[GroundInput, GroundOutput]):
         if bad:
             return f"No valid grounding_score (0, 1 or 2) for premise indices {bad}; grade every premise."
         return None
+
+    def schema_enums(self, inp: GroundInput) -> dict[str, list[Any]]:
+        if inp.compat:
+            return {}
+        return {"index": [u.index for u in inp.premises], "grounding_score": [0, 1, 2]}
 
     def fallback(self, inp: GroundInput) -> GroundOutput:
         """Compat answer to an unusable reply: every premise scores 0."""

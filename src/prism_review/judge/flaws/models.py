@@ -1,19 +1,52 @@
 """Typed inputs and outputs of the three flaw steps (consolidate, validate, map).
 
-Output models use the spec's JSON shapes (``raw_arguments`` and ``evaluations`` are objects keyed
-by reviewer id and flaw id) and accept the list forms models sometimes send instead. Labels are
-read case-insensitively; an unreadable severity becomes ``None`` (not counted as a valid flaw).
+``raw_arguments`` and ``evaluations`` are held as the spec's objects keyed by reviewer id and flaw
+id, but their JSON schema (what a model is asked to produce) is a list of ``{reviewer_id,
+quote}`` / ``{flaw_id, is_valid, severity}`` objects: an object with free keys cannot be a strict
+schema, and a server that decodes under a closed one can only answer ``{}``. Both the list form
+and the keyed form are read. Labels are read case-insensitively; an unreadable severity becomes
+``None`` (not counted as a valid flaw).
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field, WithJsonSchema, field_validator
 
 DEFAULT_PAPER_CHARS = 45_000
 
 Severity = Literal["Critical", "Minor", "None"]
+
+#: the asked-for shape of ``raw_arguments``: one entry per reviewer who raised the flaw
+_ARGUMENTS_SCHEMA: dict[str, Any] = {
+    "type": "array",
+    "description": "one entry per reviewer who raised the flaw, with a verbatim quote",
+    "items": {
+        "type": "object",
+        "properties": {
+            "reviewer_id": {"type": "string", "description": "exactly as in the input"},
+            "quote": {"type": "string", "description": "verbatim from that reviewer's text"},
+        },
+        "required": ["reviewer_id", "quote"],
+        "additionalProperties": False,
+    },
+}
+#: the asked-for shape of ``evaluations``: one entry per flaw id
+_EVALUATIONS_SCHEMA: dict[str, Any] = {
+    "type": "array",
+    "description": "one evaluation per flaw id of the input",
+    "items": {
+        "type": "object",
+        "properties": {
+            "flaw_id": {"type": "string"},
+            "is_valid": {"type": "boolean"},
+            "severity": {"type": "string", "enum": ["Critical", "Minor", "None"]},
+        },
+        "required": ["flaw_id", "is_valid", "severity"],
+        "additionalProperties": False,
+    },
+}
 
 
 class ReviewerText(BaseModel):
@@ -40,7 +73,8 @@ class MicroFlaw(BaseModel):
     flaw_id: str
     macro_topic: str = ""
     core_summary: str = ""
-    raw_arguments: dict[str, str] = Field(default_factory=dict)
+    raw_arguments: Annotated[dict[str, str], WithJsonSchema(_ARGUMENTS_SCHEMA, mode="validation")] = (
+        Field(default_factory=dict))
 
     @field_validator("raw_arguments", mode="before")
     @classmethod
@@ -108,7 +142,9 @@ class FlawEvaluation(BaseModel):
 class ValidateOutput(BaseModel):
     """Step 2's answer: one evaluation per flaw id."""
 
-    evaluations: dict[str, FlawEvaluation] = Field(default_factory=dict)
+    evaluations: Annotated[dict[str, FlawEvaluation],
+                           WithJsonSchema(_EVALUATIONS_SCHEMA, mode="validation")] = Field(
+        default_factory=dict)
 
     @field_validator("evaluations", mode="before")
     @classmethod

@@ -31,14 +31,14 @@ Classify each flaw with exactly one topic and one type from this taxonomy, writt
 "<n>. <Topic> - <Type>":
 {taxonomy}
 
-For each flaw, record which reviewers raised it: "raw_arguments" maps a reviewer id to the \
-exact quote of that reviewer's argument. Use the reviewer ids exactly as given in the \
-[REVIEWER: ...] headers ({ids}); never invent, rename or renumber them.
+For each flaw, record which reviewers raised it: "raw_arguments" lists, for each of them, the \
+reviewer id and the exact quote of that reviewer's argument. Use the reviewer ids exactly as \
+given in the [REVIEWER: ...] headers ({ids}); never invent, rename or renumber them.
 
 Reply with one JSON object and nothing else:
 {{"micro_flaws": [{{"flaw_id": "F01", "macro_topic": "<n>. <Topic> - <Type>", \
-"core_summary": "<one sentence stating the problem>", "raw_arguments": {{"<reviewer id>": \
-"<verbatim quote>"}}}}]}}"""
+"core_summary": "<one sentence stating the problem>", "raw_arguments": [{{"reviewer_id": \
+"<reviewer id>", "quote": "<verbatim quote>"}}]}}]}}"""
 
 VALIDATE_SYSTEM = with_data_rule("""You check reviewers' criticisms of a scientific paper against the paper \
 itself. For every micro-flaw, read the paper text and decide:
@@ -65,8 +65,8 @@ textual or editorial fix is enough. When unsure, choose Minor unless the flaw co
 invalidate the conclusions. Judge from the paper text; do not guess.
 
 Evaluate every flaw id you are given. Reply with one JSON object and nothing else:
-{"evaluations": {"F01": {"is_valid": true, "severity": "Critical"}, "F02": {"is_valid": false, \
-"severity": "None"}}}""")
+{"evaluations": [{"flaw_id": "F01", "is_valid": true, "severity": "Critical"}, {"flaw_id": "F02", \
+"is_valid": false, "severity": "None"}]}""")
 
 MAP_SYSTEM = with_data_rule("""You map one peer review onto a fixed bank of issues that were collected from \
 all reviews of the same paper.

@@ -98,6 +98,10 @@ class ConsolidateStep(JudgeStep[ConsolidateInput, ConsolidateOutput]):
             + "."
         )
 
+    def schema_enums(self, inp: ConsolidateInput) -> dict[str, list[str]]:
+        """Only the pool's reviewer ids can be written (a decoding server cannot invent one)."""
+        return {"reviewer_id": inp.reviewer_ids}
+
     def max_tokens(self, inp: ConsolidateInput) -> int | None:
         return STEP1_TOKENS
 
@@ -150,6 +154,9 @@ class ValidateStep(JudgeStep[ValidateInput, ValidateOutput]):
             )
         return None
 
+    def schema_enums(self, inp: ValidateInput) -> dict[str, list[str]]:
+        return {"flaw_id": [f.flaw_id for f in inp.micro_flaws]}
+
     def max_tokens(self, inp: ValidateInput) -> int | None:
         return max(STEP2_MIN_TOKENS, 40 * len(inp.micro_flaws) + 256)
 
@@ -177,6 +184,9 @@ class MapStep(JudgeStep[MapInput, MapOutput]):
         if unknown:
             return "Unknown issue ids: " + ", ".join(unknown) + ". Use only ids from the bank."
         return None
+
+    def schema_enums(self, inp: MapInput) -> dict[str, list[str]]:
+        return {"issue_id": [i.issue_id for i in inp.issues]}
 
     def max_tokens(self, inp: MapInput) -> int | None:
         return STEP1_TOKENS

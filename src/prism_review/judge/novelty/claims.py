@@ -27,13 +27,15 @@ EVIDENCE = ("method_similarity", "task_similarity", "results_similarity", "theor
 class ClaimOut(BaseModel):
     """One novelty claim as the extraction step returns it (lenient types; see finalize)."""
 
-    claim_id: Any = Field(default="", description="C1, C2, ... in order")
+    # the values are read leniently (Any); the schema states the types a model is asked for
+    claim_id: Any = Field(default="", description="C1, C2, ... in order", json_schema_extra={"type": "string"})
     text: str = Field(description="verbatim from the review, one or two sentences")
-    stance: Any = Field(default="unclear", json_schema_extra={"enum": list(STANCES)})
-    confidence_lang: Any = Field(default="low", json_schema_extra={"enum": list(CONFIDENCES)})
-    mentions_prior_work: Any = False
-    prior_work_strings: list[Any] = Field(default_factory=list)
-    evidence_expected: Any = Field(default="method_similarity", json_schema_extra={"enum": list(EVIDENCE)})
+    stance: Any = Field(default="unclear", json_schema_extra={"type": "string", "enum": list(STANCES)})
+    confidence_lang: Any = Field(default="low", json_schema_extra={"type": "string", "enum": list(CONFIDENCES)})
+    mentions_prior_work: Any = Field(default=False, json_schema_extra={"type": "boolean"})
+    prior_work_strings: list[Any] = Field(default_factory=list, json_schema_extra={"items": {"type": "string"}})
+    evidence_expected: Any = Field(default="method_similarity",
+                                   json_schema_extra={"type": "string", "enum": list(EVIDENCE)})
 
 
 class ClaimsInput(BaseModel):
@@ -48,7 +50,7 @@ class ClaimsOutput(BaseModel):
     """The claims and citation-like strings of one review."""
 
     novelty_claims: list[ClaimOut] = Field(default_factory=list)
-    all_citations_raw: list[Any] = Field(default_factory=list)
+    all_citations_raw: list[Any] = Field(default_factory=list, json_schema_extra={"items": {"type": "string"}})
     _offline: bool = PrivateAttr(default=False)
     #: per claim after finalize: "extracted" (LLM), "offline" (cue detector) or "fallback"
     _sources: list[str] = PrivateAttr(default_factory=list)

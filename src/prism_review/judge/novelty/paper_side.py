@@ -14,6 +14,7 @@ from collections import Counter
 from typing import Any
 
 from pydantic import BaseModel, Field
+from pydantic.json_schema import SkipJsonSchema
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
 from prism_review.judge.base import ChatMessage, JudgeStep
@@ -32,6 +33,9 @@ class Contribution(BaseModel):
     source_hint: str = Field(default="Unknown", description="Abstract, Introduction, Conclusion or Unknown")
 
 
+_CONTRIBUTION_SCHEMA = {k: v for k, v in Contribution.model_json_schema().items() if k != "title"}
+
+
 class PaperSideInput(BaseModel):
     """The paper as the paper-side step sees it."""
 
@@ -45,12 +49,17 @@ class PaperSideInput(BaseModel):
 class PaperSideOutput(BaseModel):
     """Core task, contributions, key terms and entities (lenient types; see finalize)."""
 
-    core_task: Any = Field(default="", description="the concrete problem, at most 20 words")
-    contributions: list[Any] = Field(default_factory=list, description="1 to 3 contributions")
-    key_terms: list[Any] = Field(default_factory=list, description="5 to 12 technical phrases")
-    must_have_entities: list[Any] = Field(default_factory=list, description="named models, datasets, metrics")
-    #: which parts came from the deterministic fallback
-    fallback: list[str] = Field(default_factory=list)
+    # the values are read leniently (Any); the schema states the types a model is asked for
+    core_task: Any = Field(default="", description="the concrete problem, at most 20 words",
+                           json_schema_extra={"type": "string"})
+    contributions: list[Any] = Field(default_factory=list, description="1 to 3 contributions",
+                                     json_schema_extra={"items": _CONTRIBUTION_SCHEMA})
+    key_terms: list[Any] = Field(default_factory=list, description="5 to 12 technical phrases",
+                                 json_schema_extra={"items": {"type": "string"}})
+    must_have_entities: list[Any] = Field(default_factory=list, description="named models, datasets, metrics",
+                                          json_schema_extra={"items": {"type": "string"}})
+    #: which parts came from the deterministic fallback (set by finalize; not asked of a model)
+    fallback: SkipJsonSchema[list[str]] = Field(default_factory=list)
 
 
 def _words(text: str, n: int) -> str:

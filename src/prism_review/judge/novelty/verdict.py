@@ -55,20 +55,28 @@ HIGH, MID, LOW = 0.25, 0.12, 0.05
 
 
 def _enum(values: Any) -> dict[str, Any]:
-    return {"enum": list(values)}
+    return {"type": "string", "enum": list(values)}
+
+
+_FLAG = {"type": "integer", "enum": [0, 1]}
+_CLASSIFICATION: dict[str, Any] = {"type": "object", "properties": {"claim": _FLAG, "proof": _FLAG},
+                                   "required": ["claim", "proof"], "additionalProperties": False}
 
 
 class VerdictOut(BaseModel):
     """One claim-vs-candidate verdict (lenient types; normalised in finalize)."""
 
-    review_sentence_id: Any = ""
-    related_paper_id: Any = ""
-    classification: Any = Field(default=None, description='{"claim": 0|1, "proof": 0|1}')
+    # the values are read leniently (Any); the schema states the types a model is asked for
+    review_sentence_id: Any = Field(default="", json_schema_extra={"type": "string"})
+    related_paper_id: Any = Field(default="", json_schema_extra={"type": "string"})
+    classification: Any = Field(default=None, description='{"claim": 0|1, "proof": 0|1}',
+                                json_schema_extra=_CLASSIFICATION)
     stance_alignment: Any = Field(default=None, json_schema_extra=_enum(STANCE_SCORES))
     calibration: Any = Field(default=None, json_schema_extra=_enum(CALIBRATIONS))
-    score: Any = Field(default=None, description="2, 1, 0, -1 or -2")
+    score: Any = Field(default=None, description="2, 1, 0, -1 or -2",
+                       json_schema_extra={"type": "integer", "enum": [2, 1, 0, -1, -2]})
     label: Any = Field(default=None, json_schema_extra=_enum(LABEL_SCORES))
-    explanation: Any = ""
+    explanation: Any = Field(default="", json_schema_extra={"type": "string"})
 
 
 class CandidateText(BaseModel):
@@ -176,6 +184,9 @@ class VerdictStep(JudgeStep[VerdictInput, VerdictOut]):
     def max_tokens(self, inp: VerdictInput) -> int | None:
         return VERDICT_TOKENS
 
+    def schema_enums(self, inp: VerdictInput) -> dict[str, list[str]]:
+        return {"review_sentence_id": [inp.claim_id], "related_paper_id": [inp.candidate.cand_id]}
+
     def offline(self, inp: VerdictInput) -> VerdictOut:
         batch = VerdictBatchInput(**inp.model_dump(exclude={"candidate"}), candidates=[inp.candidate])
         return VerdictOut(**offline_verdicts(batch)[0])
@@ -201,6 +212,10 @@ class VerdictBatchStep(JudgeStep[VerdictBatchInput, VerdictBatchOutput]):
 
     def max_tokens(self, inp: VerdictBatchInput) -> int | None:
         return VERDICT_TOKENS * max(1, len(inp.candidates))  # the reference's budget per pair
+
+    def schema_enums(self, inp: VerdictBatchInput) -> dict[str, list[str]]:
+        return {"review_sentence_id": [inp.claim_id],
+                "related_paper_id": [c.cand_id for c in inp.candidates]}
 
     def offline(self, inp: VerdictBatchInput) -> VerdictBatchOutput:
         return VerdictBatchOutput(verdicts=[VerdictOut(**v) for v in offline_verdicts(inp)])
