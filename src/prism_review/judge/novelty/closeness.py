@@ -38,26 +38,7 @@ from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 from prism_review.judge.novelty.embedder import load_embedder
 
 #: words that say how new or good something is, or name the paper, not what it is about
-EVALUATIVE = frozenset("""
-novel novelty new newness original originality innovative innovation incremental marginal
-limited limit limits contribution contributions contribute contributes idea ideas approach
-approaches method methods methodology work works paper papers submission manuscript authors
-author propose proposes proposed proposal present presents presented introduce introduces
-introduced interesting nice good great clever elegant neat fresh significant significance
-main key core major minor overall technical technically simple simply straightforward trivial
-extension extensions combination combines combine combining existing prior previous previously
-literature related similar similarity same already known well studied explored done shown
-demonstrated first lack lacks lacking little somewhat quite very rather fairly really
-particularly especially entirely truly genuinely highly clearly obviously definitely certainly
-seems seem appears appear think believe feel find view opinion however unfortunately although
-overall strong weak strength strengths weakness weaknesses concern concerns point points
-aspect aspects part parts degree level lot bit thing things way ways sense respect
-research study studies analysis analyses quality clarity clear writing written presentation
-experiment experiments experimental empirical empirically evaluation evaluations result results
-finding findings insight insights improvement improvements improve improves performance
-comprehensive rigorous extensive thorough solid valuable useful promising potential
-drawback drawbacks area areas exploration further future field community addition
-""".split())
+EVALUATIVE = frozenset(["novel", "novelty", "new", "newness", "original", "originality", "innovative", "innovation", "incremental", "marginal", "limited", "limit", "limits", "contribution", "contributions", "contribute", "contributes", "idea", "ideas", "approach", "approaches", "method", "methods", "methodology", "work", "works", "paper", "papers", "submission", "manuscript", "authors", "author", "propose", "proposes", "proposed", "proposal", "present", "presents", "presented", "introduce", "introduces", "introduced", "interesting", "nice", "good", "great", "clever", "elegant", "neat", "fresh", "significant", "significance", "main", "key", "core", "major", "minor", "overall", "technical", "technically", "simple", "simply", "straightforward", "trivial", "extension", "extensions", "combination", "combines", "combine", "combining", "existing", "prior", "previous", "previously", "literature", "related", "similar", "similarity", "same", "already", "known", "well", "studied", "explored", "done", "shown", "demonstrated", "first", "lack", "lacks", "lacking", "little", "somewhat", "quite", "very", "rather", "fairly", "really", "particularly", "especially", "entirely", "truly", "genuinely", "highly", "clearly", "obviously", "definitely", "certainly", "seems", "seem", "appears", "appear", "think", "believe", "feel", "find", "view", "opinion", "however", "unfortunately", "although", "overall", "strong", "weak", "strength", "strengths", "weakness", "weaknesses", "concern", "concerns", "point", "points", "aspect", "aspects", "part", "parts", "degree", "level", "lot", "bit", "thing", "things", "way", "ways", "sense", "respect", "research", "study", "studies", "analysis", "analyses", "quality", "clarity", "clear", "writing", "written", "presentation", "experiment", "experiments", "experimental", "empirical", "empirically", "evaluation", "evaluations", "result", "results", "finding", "findings", "insight", "insights", "improvement", "improvements", "improve", "improves", "performance", "comprehensive", "rigorous", "extensive", "thorough", "solid", "valuable", "useful", "promising", "potential", "drawback", "drawbacks", "area", "areas", "exploration", "further", "future", "field", "community", "addition"])
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9\-]+")
 
 

@@ -43,13 +43,13 @@ from pydantic import BaseModel, Field
 from prism_review.judge.base import ChatMessage, JudgeStep, OfflineUnscored
 from prism_review.judge.fence import fence
 from prism_review.judge.novelty import prompts
+from prism_review.judge.novelty.closeness import Closeness, pair_closeness
 from prism_review.judge.novelty.normalise import (
     CALIBRATIONS,
     STANCE_SCORES,
     heuristic_classification,
     normalize_verdict,
 )
-from prism_review.judge.novelty.closeness import Closeness, pair_closeness
 from prism_review.metrics.novelty import LABEL_SCORES
 
 #: output tokens per (claim, candidate) pair: the reference's per-call budget
