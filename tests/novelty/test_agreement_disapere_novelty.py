@@ -30,6 +30,7 @@ async def test_counts_on_a_hand_made_file(tmp_path):
     assert m["disapere.novelty.stance.accuracy"] == 1.0
     assert m["disapere.novelty.claim_rate.gold"] == m["disapere.novelty.claim_rate.predicted"] == 2 / 3
     assert m["disapere.novelty.novel_share.gold"] == m["disapere.novelty.novel_share.predicted"] == 0.5
+    assert m["disapere.novelty.has_claim.kappa"] == 1.0
     assert m["n.unscored.novelty_claims"] == 0
 
 

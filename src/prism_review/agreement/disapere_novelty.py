@@ -15,6 +15,7 @@ are verbatim 1–2 sentence spans). Keys:
   ``pol_positive`` ↔ ``novel``, ``pol_negative`` ↔ ``not_novel``/``somewhat_novel``;
 * ``disapere.novelty.claim_rate.{predicted,gold}`` — the Table-1 claim rate: share of reviews
   with at least one claim, against the share with at least one originality sentence;
+* ``disapere.novelty.has_claim.kappa`` — Cohen's kappa of "has a claim" per review;
 * ``disapere.novelty.novel_share.{predicted,gold}`` — mean over reviews (with claims,
   resp. polar originality sentences) of the share that is positive: the quantity that drives SR
   when verdicts follow the stance.
@@ -73,6 +74,17 @@ def _mean(xs: list[float]) -> float | None:
     return sum(xs) / len(xs) if xs else None
 
 
+def _kappa(gold: list[bool], pred: list[bool]) -> float | None:
+    """Cohen's kappa of two binary labelings (None when undefined: no items or no variation)."""
+    n = len(gold)
+    if not n:
+        return None
+    agree = sum(g == p for g, p in zip(gold, pred, strict=True)) / n
+    pg, pp = sum(gold) / n, sum(pred) / n
+    chance = pg * pp + (1 - pg) * (1 - pp)
+    return (agree - chance) / (1 - chance) if chance < 1 else None
+
+
 @register_dataset("disapere-novelty")
 async def novelty_claim_metrics(path: Path, judge: Judge, limit: int | None) -> dict[str, float | int | None]:
     """The ``disapere.novelty.*`` figures of ``judge`` on a DISAPERE file (module docstring)."""
@@ -92,6 +104,7 @@ async def novelty_claim_metrics(path: Path, judge: Judge, limit: int | None) -> 
         "disapere.novelty.stance.accuracy": _mean([float(x) for x in stance]),
         "disapere.novelty.claim_rate.predicted": _mean([float(r["n_claims"] > 0) for r in done]),
         "disapere.novelty.claim_rate.gold": _mean([float(r["n_gold"] > 0) for r in done]),
+        "disapere.novelty.has_claim.kappa": _kappa([r["n_gold"] > 0 for r in done], [r["n_claims"] > 0 for r in done]),
         "disapere.novelty.novel_share.predicted": _mean([r["novel_share_pred"] for r in done
                                                          if r["novel_share_pred"] is not None]),
         "disapere.novelty.novel_share.gold": _mean([r["novel_share_gold"] for r in done
