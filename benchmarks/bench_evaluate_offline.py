@@ -3,7 +3,7 @@
 Each dimension runs in a fresh run folder (no resume) in this process after one warm-up pass
 (which loads the offline models and builds the novelty index), so the figure is steady-state
 judge + metric time. The DoA encoder's per-sentence cache is emptied before every timed run,
-so no sentence vector computed in the warm-up is reused. Prints reviews/second (rows written per second) and units/second.
+and so is the novelty embedder's, so no sentence vector computed in the warm-up is reused. Prints reviews/second (rows written per second) and units/second.
 
     .venv/bin/python benchmarks/bench_evaluate_offline.py [--repeat 3] [--data DATA_ROOT]
 """
@@ -20,6 +20,7 @@ from pathlib import Path
 
 from prism_review.judge.base import OfflineJudge
 from prism_review.judge.depth.encoder import load_encoder
+from prism_review.judge.novelty.embedder import load_embedder
 from prism_review.pipelines.results import read_results
 from prism_review.pipelines.runner import EvalOptions, run_evaluation
 
@@ -47,6 +48,7 @@ def main() -> None:
         for i in range(args.repeat):
             out = tmp / f"{dim}-{i}"
             load_encoder().clear_cache()
+            load_embedder().clear_cache()
             t0 = time.perf_counter()
             res = asyncio.run(
                 run_evaluation(

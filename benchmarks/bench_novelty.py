@@ -9,7 +9,8 @@ Three measurements (all offline, no network):
    picked verbatim from the review by the cue detector). Reports calls, tokens (the loopback
    server's estimate: prompt chars / 4) and wall seconds per review text; the server adds no
    model latency, so seconds are the pipeline's own overhead.
-2. ``offline`` — the offline judge over the demo (index built on first use into a temp cache).
+2. ``offline`` — the offline judge over the demo (index built on first use into a temp cache;
+   the novelty embedder's vector cache emptied before each run).
 3. ``disapere`` — claim detection and stance of the cue detectors against DISAPERE
    ``asp_originality`` sentences (sentence level; stance: pol_positive → novel,
    pol_negative → not_novel/somewhat_novel).
@@ -116,8 +117,11 @@ def bench_offline() -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["PRISM_CACHE_DIR"] = str(Path(tmp) / "cache")
         out: dict[str, Any] = {}
+        from prism_review.judge.novelty.embedder import load_embedder
+
         for label in ("first run (index built)", "second run (index cached)"):
             run = Path(tmp) / label.split()[0]
+            load_embedder().clear_cache()  # no vector of the first run is reused
             t0, c0 = time.perf_counter(), time.process_time()
             res = asyncio.run(run_evaluation(EvalOptions(out=run, dimensions=["novelty"], judge="offline")))
             out[label] = {"units": res.units_done, "wall_s": round(time.perf_counter() - t0, 2),

@@ -117,33 +117,58 @@ def test_cue_detectors():
     assert offline_stance("This has been explored extensively by prior work.") == "not_novel"
 
 
-@pytest.mark.parametrize(("stance", "overlap", "named", "label"), [
-    ("not_novel", 0.5, False, "SUPPORTED"), ("not_novel", 0.25, False, "SUPPORTED"),
-    ("not_novel", 0.2, False, "OVERSTATED"), ("not_novel", 0.12, False, "OVERSTATED"),
-    ("not_novel", 0.1, False, "AMBIGUOUS"), ("not_novel", 0.01, False, "UNSUPPORTED"),
-    ("not_novel", 0.01, True, "SUPPORTED"), ("somewhat_novel", 0.2, False, "SUPPORTED"),
-    ("somewhat_novel", 0.05, False, "UNDERSTATED"), ("novel", 0.4, False, "UNSUPPORTED"),
-    ("novel", 0.2, False, "OVERSTATED"), ("novel", 0.0, False, "SUPPORTED"), ("unclear", 0.9, True, "AMBIGUOUS"),
+@pytest.mark.parametrize(("stance", "delta", "named", "label"), [
+    ("not_novel", 0.1, False, "SUPPORTED"), ("not_novel", -0.05, False, "SUPPORTED"),
+    ("not_novel", -0.1, False, "OVERSTATED"), ("not_novel", -0.15, False, "OVERSTATED"),
+    ("not_novel", -0.2, False, "AMBIGUOUS"), ("not_novel", -0.4, False, "UNSUPPORTED"),
+    ("not_novel", -0.4, True, "SUPPORTED"), ("somewhat_novel", -0.1, False, "SUPPORTED"),
+    ("somewhat_novel", -0.3, False, "UNDERSTATED"), ("novel", 0.0, False, "UNSUPPORTED"),
+    ("novel", -0.1, False, "OVERSTATED"), ("novel", -0.5, False, "SUPPORTED"), ("unclear", 0.2, True, "AMBIGUOUS"),
 ])
-def test_offline_rule_table(stance, overlap, named, label):
-    assert offline_label(stance, overlap, named) == label
+def test_offline_rule_table(stance, delta, named, label):
+    assert offline_label(stance, delta, named) == label
 
 
-def _batch(**kw):
-    cands = [CandidateText(cand_id="P1", text="Title: Longformer: the long-document transformer\n\nAbstract: sparse attention for long documents that scales linearly"),
-             CandidateText(cand_id="P2", text="Title: Generative adversarial networks\n\nAbstract: a generator and a discriminator")]
-    return VerdictBatchInput(claim_id="C1", claim="The idea is very similar to Longformer.", claim_stance="not_novel",
-                             prior_work_strings=["Longformer"], paper_context="ctx",
+PAPER_TITLE = "Block-sparse attention for long documents"
+PAPER_ABSTRACT = ("We propose a block-sparse attention kernel that lets transformers read documents of "
+                  "tens of thousands of tokens with memory linear in the length.")
+
+
+def _batch(claim="The idea of sparse attention for long documents is very similar to Longformer.",
+           stance="not_novel", strings=("Longformer",), **kw):
+    cands = [CandidateText(cand_id="P1", text="Title: Longformer: the long-document transformer\n\nAbstract: "
+                           "Transformers cannot process long sequences because self-attention scales quadratically. "
+                           "We introduce an attention mechanism that scales linearly with sequence length, "
+                           "combining local windowed attention with global attention, for documents of thousands of tokens."),
+             CandidateText(cand_id="P2", text="Title: Generative adversarial networks\n\nAbstract: We train a generator "
+                           "and a discriminator in a minimax game so that the generator learns to produce images.")]
+    return VerdictBatchInput(claim_id="C1", claim=claim, claim_stance=stance, prior_work_strings=list(strings),
+                             paper_context="ctx", paper_title=PAPER_TITLE, paper_abstract=PAPER_ABSTRACT,
                              contributions=["block-sparse attention kernel for long documents"], candidates=cands, **kw)
 
 
-async def test_offline_verdicts_follow_similarity():
+async def test_offline_verdicts_follow_the_candidate_text():
     res = await OfflineJudge().run(VerdictBatchStep(), _batch())
     labels = {v.related_paper_id: v.label for v in res.output.verdicts}
     assert labels == {"P1": "SUPPORTED", "P2": "UNSUPPORTED"}
     single = await OfflineJudge().run(VerdictStep(), VerdictInput(**_batch().model_dump(exclude={"candidates"}),
                                                                   candidate=_batch().candidates[0]))
     assert single.output.label == "SUPPORTED" and single.output.score == 2
+    # the same claim of novelty, not naming Longformer: the close abstract refutes it, the far one bears it out
+    novel = _batch(claim="The linear-memory sparse attention for long documents is novel.", stance="novel", strings=())
+    labels = {v.related_paper_id: v.label for v in (await OfflineJudge().run(VerdictBatchStep(), novel)).output.verdicts}
+    assert labels["P2"] == "SUPPORTED" and labels["P1"] in ("UNSUPPORTED", "OVERSTATED")
+
+
+async def test_offline_verdict_without_candidate_text_is_unscored():
+    """A candidate with nothing to embed gets no verdict: the pair is unscored, not judged by stance."""
+    inp = _batch()
+    inp.candidates[1] = CandidateText(cand_id="P2", text="   ")
+    res = await OfflineJudge().run(VerdictBatchStep(), inp)
+    assert [v.related_paper_id for v in res.output.verdicts] == ["P1"]
+    single = await OfflineJudge().run(VerdictStep(), VerdictInput(**inp.model_dump(exclude={"candidates"}),
+                                                                  candidate=inp.candidates[1]))
+    assert not single.ok and single.status == "unscored" and "nothing to judge on" in single.error
 
 
 def test_batch_split_check_and_normalise():

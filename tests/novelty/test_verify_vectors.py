@@ -62,5 +62,8 @@ def test_all_pairs_unscored_is_none_not_zero():
     assert got["aggregated"][0]["final_score"] is None
     got = assemble(claims, works, {("C1", "P1"): None}, compat=True)
     assert got["aggregated"][0]["final_score"] == 0.0
+    # no candidate text at all: nothing to inform a verdict, so unscored (compat: 0.0, counted)
     none = assemble(claims, [], {})
-    assert none["aggregated"][0]["final_score"] == 0.0  # no candidate at all: 0.0, still counted
+    assert none["aggregated"][0]["final_score"] is None
+    assert none["stats"]["coverage"]["claims_without_pair_attempt"] == 1
+    assert assemble(claims, [], {}, compat=True)["aggregated"][0]["final_score"] == 0.0

@@ -19,6 +19,7 @@ MeasureFn = Callable[[Path, Judge, int | None], Awaitable[dict[str, float | int 
 _DATASETS: dict[str, MeasureFn] = {}
 _BUILTIN = {
     "disapere": "disapere",
+    "disapere-novelty": "disapere_novelty",
     "substanreview": "substanreview",
     "revutil": "revutil",
     "revutil-llm-reviews": "revutil_llm_reviews",

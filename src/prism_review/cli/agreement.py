@@ -15,7 +15,7 @@ def agreement(
         str,
         typer.Option(
             "--dataset",
-            help="disapere | substanreview | revutil | revutil-llm-reviews | perturbation-verifier",
+            help="disapere | disapere-novelty | substanreview | revutil | revutil-llm-reviews | perturbation-verifier",
         ),
     ],
     file: Annotated[Path, typer.Option("--file", help="Human-labelled JSONL file (see shared/data/README.md)")],

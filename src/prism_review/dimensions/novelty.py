@@ -46,6 +46,7 @@ from prism_review.judge.novelty.paper_side import PaperSideInput, PaperSideOutpu
 from prism_review.judge.novelty.textprep import (
     CLAIM_MAX_CHARS,
     extract_abstract_intro,
+    find_abstract,
     paper_for_extraction,
     review_for_extraction,
 )
@@ -67,6 +68,8 @@ HUMAN = "human"
 PANEL_ID = "panel"
 AGG_MODES = ("per_review_mean", "panel_concat")
 RETRIEVAL_MODES = ("local", "s2", "none")
+#: characters of the paper context standing in for a missing abstract
+ABSTRACT_FALLBACK_CHARS = 2000
 
 
 def _review_text(review: Review, compat: bool) -> str:
@@ -176,8 +179,11 @@ def verdict_paper_inputs(paper: Paper, side: dict[str, Any], compat: bool) -> di
     """The paper's fields of a verdict input: abstract + introduction and the contributions."""
     contribs = [" ".join(filter(None, (c.get("name"), c.get("author_claim_text"), c.get("description"))))
                 for c in side.get("contributions", [])]
-    return {"paper_context": extract_abstract_intro(paper.full_text, strict=not compat),
-            "contributions": contribs, "compat": compat}
+    context = extract_abstract_intro(paper.full_text, strict=not compat)
+    # the offline judge's yardstick: the paper's own title and abstract (else its context's start)
+    abstract = paper.abstract.strip() or find_abstract(paper.full_text) or context[:ABSTRACT_FALLBACK_CHARS]
+    return {"paper_context": context, "contributions": contribs, "compat": compat,
+            "paper_title": paper.title.strip(), "paper_abstract": abstract}
 
 
 def _usage_dict(u: Usage) -> dict[str, Any]:

@@ -134,6 +134,11 @@ class Judge(Protocol):
         ...
 
 
+class OfflineUnscored(Exception):
+    """Raised by a step's ``offline`` when the offline judge has nothing to judge the input on
+    (e.g. a novelty verdict with no candidate text): the result is unscored, never a default."""
+
+
 class OfflineJudge:
     """The built-in judge: calls each step's ``offline`` implementation."""
 
@@ -141,7 +146,10 @@ class OfflineJudge:
     mode: Literal["offline", "llm"] = "offline"
 
     async def run(self, step: JudgeStep[Any, Any], inp: BaseModel) -> StepResult[Any]:
-        out = step.finalize(inp, step.offline(inp))
+        try:
+            out = step.finalize(inp, step.offline(inp))
+        except OfflineUnscored as exc:
+            return StepResult(step=step.name, status="unscored", error=str(exc))
         return StepResult(step=step.name, status="ok", output=out)
 
     def describe(self) -> dict[str, Any]:

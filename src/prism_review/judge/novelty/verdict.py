@@ -7,27 +7,31 @@ metrics see exactly the per-pair records of the single-pair step. Replies are no
 :func:`~prism_review.judge.novelty.normalise.normalize_verdict` (N5); a missing pair is
 re-asked once (``check``) and otherwise left unscored (N4).
 
-Offline verdict rule (:func:`offline_verdict`), per pair, with ``overlap`` = TF-IDF cosine of
-the candidate with the paper's contributions (or the claim when there are none) and ``named`` =
-the claim names this candidate's title:
+Offline verdict rule (:func:`offline_verdicts`), per pair: the candidate's **relative
+closeness** δ to what the claim is about (:mod:`~prism_review.judge.novelty.closeness`:
+all-MiniLM-L6-v2 cosine of the claim's subject with the candidate, minus the same cosine with
+the paper itself in the candidate's form), and ``named`` = the claim names this candidate's title:
 
-================  ======================  =====================  =====================
-claim stance      overlap ≥ 0.25 / named  0.12 ≤ overlap < 0.25  overlap < 0.12
-================  ======================  =====================  =====================
-not_novel         SUPPORTED (+2)          OVERSTATED (+1)        AMBIGUOUS (0) if ≥ 0.05,
+================  =====================  ======================  ===========================
+claim stance      δ ≥ −0.05 or named     −0.15 ≤ δ < −0.05       δ < −0.15
+================  =====================  ======================  ===========================
+not_novel         SUPPORTED (+2)         OVERSTATED (+1)         AMBIGUOUS (0) if δ ≥ −0.3,
                                                                  else UNSUPPORTED (−2)
-somewhat_novel    SUPPORTED (+2)          SUPPORTED (+2)         UNDERSTATED (−1)
-novel             UNSUPPORTED (−2)        OVERSTATED (+1)        SUPPORTED (+2)
-unclear           AMBIGUOUS (0)           AMBIGUOUS (0)          AMBIGUOUS (0)
-================  ======================  =====================  =====================
+somewhat_novel    SUPPORTED (+2)         SUPPORTED (+2)          UNDERSTATED (−1)
+novel             UNSUPPORTED (−2)       OVERSTATED (+1)         SUPPORTED (+2)
+unclear           AMBIGUOUS (0)          AMBIGUOUS (0)           AMBIGUOUS (0)
+================  =====================  ======================  ===========================
 
-A claim that says the work is not novel is borne out by a close prior work and refuted when
-nothing close turns up; a claim of novelty is the reverse; graded claims sit in between.
+A claim that the work is not novel is borne out by prior work about as close to its subject as
+the paper itself, and refuted when the retrieved work is far from it; a claim of novelty is the
+reverse; graded claims sit in between. The bands are fixed in cosine units relative to the paper
+under review (δ = 0: as close as the paper itself) and are not fitted to labels (none exist for
+verdicts): −0.05 reads "as close as the paper, up to the int8 model's noise (≈ 0.03)", −0.15
+"clearly related", −0.3 "far: the gap between related and unrelated scientific texts".
 
-The thresholds are not fitted to verdict labels (none exist); they were set by inspecting TF-IDF
-cosines on the recorded Semantic Scholar pool of the tests (contributions of a sparse-attention
-paper: the paper itself 0.46, a closely related work 0.25, same-area works 0.08–0.15, an
-editorial 0). With the pool as the IDF corpus, cosines are compressed, hence the low values.
+A pair whose closeness cannot be computed (the candidate has no text, or the claim's subject
+has no similarity with the paper) gets **no verdict**: the pair is unscored, and a claim with no
+scored pair is unscored (final score None) rather than judged by its stance.
 """
 
 from __future__ import annotations
@@ -36,22 +40,22 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from prism_review.judge.base import ChatMessage, JudgeStep
+from prism_review.judge.base import ChatMessage, JudgeStep, OfflineUnscored
 from prism_review.judge.fence import fence
 from prism_review.judge.novelty import prompts
+from prism_review.judge.novelty.closeness import Closeness, pair_closeness
 from prism_review.judge.novelty.normalise import (
     CALIBRATIONS,
     STANCE_SCORES,
     heuristic_classification,
     normalize_verdict,
 )
-from prism_review.judge.novelty.similarity import tfidf_cosine
 from prism_review.metrics.novelty import LABEL_SCORES
 
 #: output tokens per (claim, candidate) pair: the reference's per-call budget
 VERDICT_TOKENS = 800
 
-HIGH, MID, LOW = 0.25, 0.12, 0.05
+HIGH, MID, LOW = -0.05, -0.15, -0.30
 
 
 def _enum(values: Any) -> dict[str, Any]:
@@ -96,6 +100,9 @@ class VerdictClaim(BaseModel):
     prior_work_strings: list[str] = Field(default_factory=list)
     paper_context: str
     contributions: list[str] = Field(default_factory=list)
+    #: the paper's title and abstract: the offline judge's yardstick of closeness (not in prompts)
+    paper_title: str = ""
+    paper_abstract: str = ""
     compat: bool = False
 
 
@@ -123,35 +130,40 @@ def _named(strings: list[str], text: str) -> bool:
 
 
 def offline_verdicts(inp: VerdictBatchInput) -> list[dict[str, Any]]:
-    """The documented offline rule for every candidate of ``inp`` (see the module table)."""
-    texts = [c.text for c in inp.candidates]
-    probes = inp.contributions or [inp.claim]
-    sims = tfidf_cosine([*probes, inp.claim], texts) if texts else None
+    """The documented offline rule for every candidate of ``inp`` that can be informed (module
+    table); a candidate whose closeness cannot be computed gets no verdict (unscored)."""
+    near = pair_closeness(inp.claim, inp.paper_title, inp.paper_abstract, [c.text for c in inp.candidates])
+    claim, proof = heuristic_classification(inp.claim, compat=inp.compat)
     out = []
-    for j, cand in enumerate(inp.candidates):
-        overlap = float(sims[: len(probes), j].max()) if sims is not None else 0.0
-        topical = float(sims[len(probes), j]) if sims is not None else 0.0
+    for cand, cl in zip(inp.candidates, near, strict=True):
+        if cl is None:
+            continue
         named = _named(inp.prior_work_strings, cand.text)
-        label = offline_label(inp.claim_stance, overlap, named)
-        claim, proof = heuristic_classification(inp.claim, compat=inp.compat)
+        label = offline_label(inp.claim_stance, cl.delta, named)
         out.append({
             "review_sentence_id": inp.claim_id,
             "related_paper_id": cand.cand_id,
             "classification": {"claim": claim, "proof": proof},
             "label": label,
-            "explanation": (f"offline rule: stance {inp.claim_stance}, overlap with the paper's "
-                            f"contributions {overlap:.2f}, similarity to the claim {topical:.2f}"
-                            f"{', named in the claim' if named else ''} -> {label}"),
+            "explanation": _explain(inp.claim_stance, cl, named, label),
         })
     return out
 
 
-def offline_label(stance: str, overlap: float, named: bool = False) -> str:
+def _explain(stance: str, cl: Closeness, named: bool, label: str) -> str:
+    form = "title and abstract" if cl.has_abstract else "title only"
+    subject = "the claim" if cl.subject == "claim" else "the paper (the claim names nothing specific)"
+    return (f"offline rule: stance {stance}; closeness to {subject}: cosine {cl.cosine:.2f} against "
+            f"{cl.self_cosine:.2f} for the paper itself ({form}), delta {cl.delta:+.2f}"
+            f"{'; named in the claim' if named else ''} -> {label}")
+
+
+def offline_label(stance: str, delta: float, named: bool = False) -> str:
     """The verdict label of the offline rule (module docstring table)."""
-    band = "high" if (named or overlap >= HIGH) else "mid" if overlap >= MID else "low"
+    band = "high" if (named or delta >= HIGH) else "mid" if delta >= MID else "low"
     if stance == "not_novel":
         if band == "low":
-            return "AMBIGUOUS" if overlap >= LOW else "UNSUPPORTED"
+            return "AMBIGUOUS" if delta >= LOW else "UNSUPPORTED"
         return {"high": "SUPPORTED", "mid": "OVERSTATED"}[band]
     if stance == "somewhat_novel":
         return "UNDERSTATED" if band == "low" else "SUPPORTED"
@@ -189,7 +201,10 @@ class VerdictStep(JudgeStep[VerdictInput, VerdictOut]):
 
     def offline(self, inp: VerdictInput) -> VerdictOut:
         batch = VerdictBatchInput(**inp.model_dump(exclude={"candidate"}), candidates=[inp.candidate])
-        return VerdictOut(**offline_verdicts(batch)[0])
+        got = offline_verdicts(batch)
+        if not got:
+            raise OfflineUnscored(f"no closeness for {inp.claim_id} x {inp.candidate.cand_id}: nothing to judge on")
+        return VerdictOut(**got[0])
 
     def finalize(self, inp: VerdictInput, out: VerdictOut) -> VerdictOut:
         """Normalise the reply (bounded labels, stance/score/label precedence; N5)."""

@@ -49,9 +49,10 @@ def assemble(
 ) -> dict[str, Any]:
     """``{pair_results, aggregated, stats, errors}`` for one review.
 
-    A claim with no candidate gets final score 0.0 (it still counts). A claim whose pairs were
-    all attempted and none scored gets ``final_score`` None (unscored) — in compat mode 0.0, as
-    the original did.
+    A claim with no scored pair is unscored (``final_score`` None): whether its pairs were all
+    attempted and none scored, or it had no candidate text to be judged against at all (an empty
+    pool): a verdict that cannot be informed is not a verdict. In compat mode both get 0.0 and
+    still count, as the original did.
     """
     pairs: list[dict[str, Any]] = []
     aggregated: list[dict[str, Any]] = []
@@ -89,7 +90,7 @@ def assemble(
         final: float | None
         idx: list[int] = []
         weights: list[float] = []
-        if c_attempt and not c_ok and not compat:
+        if not c_ok and not compat:
             final = None
         else:
             final, idx, weights = aggregate_scores(scores, policy, [e["relevance_score"] for e in evidence],
