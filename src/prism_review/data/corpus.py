@@ -24,6 +24,7 @@ import pyarrow.parquet as pq
 
 from prism_review.data.errors import DataError
 from prism_review.data.grobid import parse_grobid_bib
+from prism_review.data.limits import loads
 from prism_review.data.reviews import human_review, parse_reviews_field
 from prism_review.data.skips import SkipLog
 from prism_review.records import BibEntry, Decision, DecisionKind, Paper, Review
@@ -250,7 +251,7 @@ class CorpusReader:
         if not isinstance(raw, str) or not raw.strip():
             return []
         try:
-            return parse_grobid_bib(json.loads(raw), path=self.path)
+            return parse_grobid_bib(loads(raw), path=self.path)
         except json.JSONDecodeError as exc:
             self.skips.add(
                 self.path, f"invalid JSON ({exc.msg})", field="bibliography_json", record=pid
@@ -267,7 +268,7 @@ class CorpusReader:
         value = raw
         if isinstance(raw, str):
             try:
-                value = json.loads(raw)
+                value = loads(raw)
             except json.JSONDecodeError:
                 self.skips.add(self.path, "invalid JSON array", field=name, record=pid)
                 return []

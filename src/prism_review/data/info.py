@@ -17,6 +17,7 @@ import pyarrow.parquet as pq
 
 from prism_review.data.errors import DataError
 from prism_review.data.jsonl import iter_lines
+from prism_review.data.limits import loads
 from prism_review.venues import get_venue
 
 
@@ -34,7 +35,7 @@ def _first_jsonl_fields(path: Path) -> set[str]:
     for _, raw in iter_lines(path):
         if raw.strip():
             try:
-                obj = json.loads(raw.decode("utf-8"))
+                obj = loads(raw.decode("utf-8"))
             except (UnicodeDecodeError, json.JSONDecodeError) as exc:
                 raise DataError(path, f"first record is not JSON: {exc}") from exc
             return set(obj) if isinstance(obj, dict) else set()

@@ -20,6 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from prism_review.data.errors import DataError
+from prism_review.data.limits import MAX_LINE_BYTES, loads
+from prism_review.data.safepath import inside, is_inside
 from prism_review.records import Review, Section
 from prism_review.systems.base import LLM_REVIEWER_ID, without_think
 from prism_review.systems.parsing import family, split_hash_sections
@@ -41,13 +43,17 @@ def is_byo_folder(folder: Path) -> bool:
 def parse_row(path: Path, line_no: int, line: bytes | str) -> dict[str, Any]:
     """Decode and type-check one row; problems raise :class:`DataError` naming file and line."""
     where = f"line {line_no}"
+    if len(line) > MAX_LINE_BYTES:
+        raise DataError(
+            path, f"line is {len(line):,} bytes, over the {MAX_LINE_BYTES:,}-byte limit", field=where
+        )
     if isinstance(line, bytes):
         try:
             line = line.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise DataError(path, f"not valid UTF-8 (byte {exc.start})", field=where) from exc
     try:
-        row = json.loads(line)
+        row = loads(line)
     except json.JSONDecodeError as exc:
         raise DataError(path, f"invalid JSON ({exc.msg} at col {exc.colno})", field=where) from exc
     if not isinstance(row, dict):
@@ -121,9 +127,11 @@ def _scale_for(venue: str, name: str) -> Scale | None:
 class ByoSource:
     """An indexed BYO folder: ``reviews(paper_id)`` parses only that paper's rows."""
 
-    def __init__(self, folder: Path, system: str) -> None:
+    def __init__(self, folder: Path, system: str, *, root: Path | None = None) -> None:
         self.folder = folder
         self.system = system
+        #: files resolving outside ``root`` (a symlinked ``reviews.jsonl``) are refused
+        self.root = root
         self._index: dict[str, list[tuple[Path, int, int]]] | None = None
         #: rows that could not be read (each names file and line); they are skipped, the
         #: folder's other rows still load
@@ -135,6 +143,9 @@ class ByoSource:
         if self._index is None:
             idx: dict[str, list[tuple[Path, int, int]]] = defaultdict(list)
             for path in byo_files(self.folder):
+                if self.root is not None and not is_inside(self.root, path):
+                    self.problems.append(_outside(path, self.root))
+                    continue
                 for line_no, offset, line in _lines(path):
                     try:
                         row = parse_row(path, line_no, line)
@@ -216,10 +227,22 @@ def _lines(path: Path) -> Iterator[tuple[int, int, bytes]]:
                 yield line_no, start, raw
 
 
-def check_folder(folder: Path) -> list[tuple[str, str | None, str]]:
-    """Every problem of a BYO folder as ``(path, field, message)`` (all rows checked)."""
+def _outside(path: Path, root: Path) -> DataError:
+    try:
+        inside(root, path)
+    except DataError as exc:
+        return exc
+    raise AssertionError("path is inside the root")  # pragma: no cover
+
+
+def check_folder(folder: Path, root: Path | None = None) -> list[tuple[str, str | None, str]]:
+    """Every problem of a BYO folder as ``(path, field, message)`` (all rows checked; files
+    resolving outside ``root`` are problems, not read)."""
     problems: list[tuple[str, str | None, str]] = []
     for path in byo_files(folder):
+        if root is not None and not is_inside(root, path):
+            problems.append((str(path), None, _outside(path, root).message))
+            continue
         try:
             for line_no, _off, line in _lines(path):
                 try:
