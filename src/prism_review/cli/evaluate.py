@@ -219,12 +219,13 @@ def evaluate(
         f"[green]done[/] in {result.seconds:.1f}s: {result.units_done} units "
         f"({result.units_skipped} resumed, {result.units_failed} failed) → {result.out}/"
     )
-    if result.input_problems:
+    skipped = result.input_problems + result.input_skips
+    if skipped:
         console.print(
-            f"[yellow]{len(result.input_problems)} input problem(s)[/] (those reviews were skipped; "
-            f"details in {result.out}/errors.jsonl):"
+            f"[yellow]{len(skipped)} input(s) skipped[/] ({len(result.input_problems)} problem(s), "
+            f"{len(result.input_skips)} counted skip(s); details in {result.out}/errors.jsonl):"
         )
-        for msg in result.input_problems[:10]:
+        for msg in skipped[:10]:
             console.print(f"  - {msg}", soft_wrap=True, markup=False, highlight=False)
     if result.units_failed:
         console.print(f"[yellow]{result.units_failed} unit(s) failed[/]: see {result.out}/errors.jsonl; re-run to retry them.")

@@ -180,7 +180,8 @@ class EvalLayout:
     def __init__(self, root: Path | str) -> None:
         self.root = Path(root)
         self._byo: dict[tuple[str, str], ByoSource] = {}
-        #: ``(path, note)`` for every review entry skipped because it held no text
+        #: ``(path, note)`` for every entry skipped by design (a review entry holding no text)
+        #: and every text cut to the length limits: counted, not errors
         self.skipped: list[tuple[str, str]] = []
         #: inputs skipped or cut, each naming its file (and row or field): unreadable BYO rows,
         #: paths leading out of the data root, unsafe manifest ids, bad metadata rows, texts cut
@@ -333,9 +334,8 @@ class EvalLayout:
             raise DataError(path, "paper text is empty")
         text, cut = cap_text(text, MAX_PAPER_CHARS)
         if cut:
-            self._problem(
-                DataError(path, f"paper text cut to {MAX_PAPER_CHARS:,} characters "
-                          f"({cut:,} removed)", field="cut")
+            self.skipped.append(
+                (str(path), f"paper text cut to {MAX_PAPER_CHARS:,} characters ({cut:,} removed)")
             )
         info: dict[str, Any] = dict(self._metadata(venue).get(paper_id, {}))
         human = self._human_json_or_none(venue, paper_id)
@@ -380,7 +380,7 @@ class EvalLayout:
                 return reviews
             reviews = load_review_file(system, path, paper_id, vid)
             if not reviews:
-                self.skipped.append((str(path), "no review text"))
+                self._problem(DataError(path, "no review text"))
             return reviews
         key = (vid, system)
         if key not in self._byo:
@@ -397,7 +397,7 @@ class EvalLayout:
     def _cap(self, review: Review) -> Review:
         capped, cut = cap_review(review)
         if cut is not None:
-            self._problem(cut)
+            self.skipped.append((cut.path, cut.message))
         return capped
 
     def paper_meta(self, venue: str, paper_id: str) -> dict[str, Any]:
