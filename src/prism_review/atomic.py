@@ -34,3 +34,13 @@ def write_bytes(path: Path | str, data: bytes) -> Path:
 def write_text(path: Path | str, text: str) -> Path:
     """Replace ``path`` with UTF-8 ``text`` atomically."""
     return write_bytes(path, text.encode("utf-8"))
+
+
+def disk_error(exc: OSError) -> str:
+    """One line for a failed write or read: what, where, and that finished work is kept."""
+    where = f" ({exc.filename})" if exc.filename else ""
+    what = exc.strerror or str(exc)
+    return (
+        f"{what}{where}. Finished work in the run folder is kept; free space or fix the "
+        "folder's permissions, then re-run the same command to resume."
+    )

@@ -96,12 +96,15 @@ def evaluate(
     """Evaluate reviews on PRISM's dimensions; resumable; writes results, summary and report."""
     import time
 
+    from prism_review.atomic import disk_error
     from prism_review.data.errors import DataError
     from prism_review.pipelines.engines import ENGINES
     from prism_review.pipelines.ray_engine import RayEngine
+    from prism_review.pipelines.results import ResultsLogError
     from prism_review.pipelines.runner import (
         EvalOptions,
         Progress,
+        RunFolderBusy,
         RunSettingsError,
         build_judge,
         run_evaluation,
@@ -187,12 +190,12 @@ def evaluate(
                 progress.on_update = lambda p: live.update(_progress_table(p, the_judge, t0))
                 result = run()
                 live.update(_progress_table(progress, the_judge, t0))
-    except DataError as exc:  # the --data or --sample path is not something we can read
+    except (RunSettingsError, RunFolderBusy, ResultsLogError, DataError) as exc:
         console.print(f"[red]error:[/] {exc}", soft_wrap=True, markup=False, highlight=False)
         raise typer.Exit(2) from exc
-    except RunSettingsError as exc:
-        console.print(f"[red]error:[/] {exc}")
-        raise typer.Exit(2) from exc
+    except OSError as exc:  # disk full, read-only folder: one line, finished units are kept
+        console.print(f"[red]error:[/] {disk_error(exc)}", soft_wrap=True, highlight=False)
+        raise typer.Exit(4) from exc
     except Exception as exc:
         from prism_review.pipelines.runner import _is_fatal
 
@@ -202,7 +205,11 @@ def evaluate(
         raise
     console.print(_progress_table(progress, the_judge, t0))
     if (Path(result.out) / "results.jsonl").is_file():
-        written = write_run_outputs(result.out, by_venue=by_venue, html=report)
+        try:
+            written = write_run_outputs(result.out, by_venue=by_venue, html=report)
+        except OSError as exc:
+            console.print(f"[red]error:[/] {disk_error(exc)}", soft_wrap=True, highlight=False)
+            raise typer.Exit(4) from exc
         _print_tables(written, by_venue=by_venue)
         files = ["results.jsonl", "summary.csv", "summary.md"] + (["report.html"] if report else [])
         console.print(f"wrote {', '.join(files)} in {result.out}/")

@@ -43,6 +43,7 @@ from prism_review.dimensions.base import (
 )
 from prism_review.dimensions.settings import SettingsError, check_settings
 from prism_review.judge.base import Judge
+from prism_review.llm.credentials import mask_urls
 from prism_review.pipelines.engines import Engine, LocalEngine
 from prism_review.pipelines.inputs import PROBLEM, issue, record_input_issues
 from prism_review.pipelines.memo import MemoStore
@@ -182,7 +183,7 @@ async def _run(
         "data": str(source.path),
         "source": source.kind,
         "judge": judge.describe(),
-        "judge_spec": opts.judge,
+        "judge_spec": mask_urls(opts.judge),
         "compat": opts.compat,
         "settings": opts.settings,
         "dimensions": {
