@@ -12,7 +12,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from prism_review.data.limits import MAX_LINE_BYTES, loads
+from prism_review.data import limits
+from prism_review.data.limits import loads
 from prism_review.data.skips import SkipLog
 
 _CHUNK = 1 << 20
@@ -43,8 +44,9 @@ def iter_jsonl(path: str | Path, skips: SkipLog) -> Iterator[tuple[int, dict[str
         if not raw.strip():
             continue
         where = f"line {lineno}"
-        if len(raw) > MAX_LINE_BYTES:
-            skips.add(path, f"line is {len(raw):,} bytes, over the {MAX_LINE_BYTES:,}-byte limit",
+        if len(raw) > limits.MAX_LINE_BYTES:
+            limit = limits.MAX_LINE_BYTES
+            skips.add(path, f"line is {len(raw):,} bytes, over the {limit:,}-byte limit",
                       record=where)
             continue
         try:

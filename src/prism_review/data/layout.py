@@ -22,9 +22,10 @@ from pathlib import Path
 from statistics import mean
 from typing import Any
 
+from prism_review.data import limits
 from prism_review.data.errors import DataError
 from prism_review.data.layout_check import LayoutProblem, validate_layout
-from prism_review.data.limits import MAX_PAPER_CHARS, cap_review, cap_text, loads
+from prism_review.data.limits import cap_review, cap_text, loads
 from prism_review.data.safepath import UnsafePathError, check_id, inside
 from prism_review.records import Decision, Paper, Review
 from prism_review.systems.adapters import ADAPTERS, find_review_file, load_review_file
@@ -230,7 +231,10 @@ class EvalLayout:
             return self._read_manifest(path)
         default = self.manifest_path(venue, 200)
         if default.is_file():
-            return self._read_manifest(self._inside(default))
+            try:
+                return self._read_manifest(self._inside(default))
+            except DataError as exc:  # unreadable or outside the root: the papers/ listing
+                self._problem(DataError(exc.path, exc.message + "; using the papers/ listing"))
         return list_paper_ids(vdir / "papers")
 
     def _read_manifest(self, path: Path) -> list[str]:
@@ -332,11 +336,10 @@ class EvalLayout:
         text = read_text(self._inside(path))
         if not text.strip():
             raise DataError(path, "paper text is empty")
-        text, cut = cap_text(text, MAX_PAPER_CHARS)
+        limit = limits.MAX_PAPER_CHARS
+        text, cut = cap_text(text, limit)
         if cut:
-            self.skipped.append(
-                (str(path), f"paper text cut to {MAX_PAPER_CHARS:,} characters ({cut:,} removed)")
-            )
+            self.skipped.append((str(path), f"paper text cut to {limit:,} characters ({cut:,} removed)"))
         info: dict[str, Any] = dict(self._metadata(venue).get(paper_id, {}))
         human = self._human_json_or_none(venue, paper_id)
         if human is not None:

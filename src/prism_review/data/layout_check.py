@@ -76,7 +76,7 @@ def validate_layout(
         return problems
     present = L.venue_dirs(root)
     for child in L.unknown_folders(root):
-        add(child, "not a venue folder (expected one of: " + ", ".join(VENUES) + "); skipped")
+        add(child, "not a known venue folder (expected one of: " + ", ".join(VENUES) + "); skipped")
     if venues is None:
         wanted = list(present)
         if not wanted:
@@ -219,7 +219,7 @@ def _check_manifests(L, vid: str, vdir: Path, ids: list[str], add) -> list[str]:
     lists: dict[str, list[str]] = {}
     for size in ("200", "50"):
         path = vdir / f"paper_ids_{size}_{lower}.txt"
-        if not path.is_file():
+        if not path.is_file() or add.outside(path):
             continue
         unsafe: list[DataError] = []
         try:

@@ -36,8 +36,10 @@ class TooDeep(json.JSONDecodeError):
     loader's existing handler reports it as invalid JSON, naming file and line)."""
 
 
-def loads(text: str | bytes, *, max_depth: int = MAX_JSON_DEPTH) -> Any:
-    """``json.loads`` that refuses nesting deeper than ``max_depth`` with :class:`TooDeep`."""
+def loads(text: str | bytes, *, max_depth: int | None = None) -> Any:
+    """``json.loads`` that refuses nesting deeper than ``max_depth`` (default
+    :data:`MAX_JSON_DEPTH`) with :class:`TooDeep`."""
+    max_depth = MAX_JSON_DEPTH if max_depth is None else max_depth
     doc = text if isinstance(text, str) else text.decode("utf-8")
     try:
         value = json.loads(doc)
@@ -65,8 +67,10 @@ def _deeper_than(value: Any, limit: int) -> bool:
     return False
 
 
-def check_file_size(path: Path | str, limit: int = MAX_FILE_BYTES) -> None:
-    """:class:`DataError` when ``path`` is larger than ``limit`` bytes (nothing is read)."""
+def check_file_size(path: Path | str, limit: int | None = None) -> None:
+    """:class:`DataError` when ``path`` is larger than ``limit`` bytes (default
+    :data:`MAX_FILE_BYTES`, read at call time); nothing is read."""
+    limit = MAX_FILE_BYTES if limit is None else limit
     try:
         size = os.stat(path).st_size
     except OSError:
@@ -82,9 +86,11 @@ def cap_text(text: str, limit: int) -> tuple[str, int]:
     return text[:limit], len(text) - limit
 
 
-def cap_review(review: Review, limit: int = MAX_REVIEW_CHARS) -> tuple[Review, DataError | None]:
-    """``review`` with its sections cut to ``limit`` characters in all (the cut recorded in
-    ``extra["cut_chars"]``), and a :class:`DataError` naming the file when it was cut."""
+def cap_review(review: Review, limit: int | None = None) -> tuple[Review, DataError | None]:
+    """``review`` with its sections cut to ``limit`` characters in all (default
+    :data:`MAX_REVIEW_CHARS`; the cut recorded in ``extra["cut_chars"]``), and a
+    :class:`DataError` naming the file when it was cut."""
+    limit = MAX_REVIEW_CHARS if limit is None else limit
     total = sum(len(s.text) for s in review.sections)
     if total <= limit:
         return review, None

@@ -19,8 +19,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from prism_review.data import limits
 from prism_review.data.errors import DataError
-from prism_review.data.limits import MAX_LINE_BYTES, loads
+from prism_review.data.limits import loads
 from prism_review.data.safepath import inside, is_inside
 from prism_review.records import Review, Section
 from prism_review.systems.base import LLM_REVIEWER_ID, without_think
@@ -43,10 +44,10 @@ def is_byo_folder(folder: Path) -> bool:
 def parse_row(path: Path, line_no: int, line: bytes | str) -> dict[str, Any]:
     """Decode and type-check one row; problems raise :class:`DataError` naming file and line."""
     where = f"line {line_no}"
-    if len(line) > MAX_LINE_BYTES:
-        raise DataError(
-            path, f"line is {len(line):,} bytes, over the {MAX_LINE_BYTES:,}-byte limit", field=where
-        )
+    if len(line) > limits.MAX_LINE_BYTES:
+        limit = limits.MAX_LINE_BYTES
+        raise DataError(path, f"line is {len(line):,} bytes, over the {limit:,}-byte limit",
+                        field=where)
     if isinstance(line, bytes):
         try:
             line = line.decode("utf-8")
@@ -61,6 +62,17 @@ def parse_row(path: Path, line_no: int, line: bytes | str) -> dict[str, Any]:
     pid = row.get("paper_id")
     if not isinstance(pid, str | int) or isinstance(pid, bool) or not str(pid).strip():
         raise DataError(path, "missing or not a string", field=f"{where}: paper_id")
+    rid = row.get("reviewer_id")
+    if rid is not None and (not isinstance(rid, str | int) or isinstance(rid, bool)):
+        raise DataError(path, f"expected a string, got {type(rid).__name__}",
+                        field=f"{where}: reviewer_id")
+    if row.get("scores") is not None and not isinstance(row["scores"], dict):
+        raise DataError(path, f"expected an object, got {type(row['scores']).__name__}",
+                        field=f"{where}: scores")
+    rating = row.get("rating")
+    if rating is not None and not isinstance(rating, str | int | float):
+        raise DataError(path, f"expected a number or string, got {type(rating).__name__}",
+                        field=f"{where}: rating")
     if not row_sections(path, where, row):
         raise DataError(path, "row has no review text (sections, text or comments)", field=where)
     return row
