@@ -195,10 +195,18 @@ class CorpusReader:
                 yield from batch.to_pylist()
 
     def __iter__(self) -> Iterator[CorpusRecord]:
+        seen: set[tuple[str, str]] = set()
         for row in self.iter_rows():
             rec = self.to_record(row)
-            if rec is not None:
-                yield rec
+            if rec is None:
+                continue
+            key = (rec.paper.venue, rec.paper.paper_id)
+            if key in seen:  # the first row of an id wins; a repeat would count the paper twice
+                self.skips.add(self.path, "duplicate paper id; this row skipped",
+                               field="paper_id", record=rec.paper.paper_id)
+                continue
+            seen.add(key)
+            yield rec
 
     def to_record(self, row: dict[str, Any]) -> CorpusRecord | None:
         """Convert one row; a row without a usable id or venue is skipped (and counted)."""
