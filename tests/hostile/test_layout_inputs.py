@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from prism_review.data import limits
 from prism_review.data.layout import EvalLayout, LayoutProblem, validate_layout
 from prism_review.pipelines.inputs import collect_inputs
 
