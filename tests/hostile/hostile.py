@@ -14,7 +14,7 @@ DEEP = "[" * 100_000 + "]" * 100_000  # crashes a plain json.loads with Recursio
 
 def deep_object(key: str = "x") -> str:
     """An object whose field ``key`` holds the 100,000-deep array."""
-    return '{"%s": %s}' % (key, DEEP)
+    return '{"' + key + '": ' + DEEP + "}"
 
 
 def layout(tmp: Path) -> Path:
