@@ -161,7 +161,9 @@ def evaluate(
     try:
         the_judge = build_judge(opts)
     except Exception as exc:  # bad provider spec or missing key: say so, no traceback
-        console.print(f"[red]error:[/] {exc}")
+        from prism_review.llm.credentials import mask_urls
+
+        console.print(f"[red]error:[/] {mask_urls(str(exc))}", markup=False, highlight=False)
         raise typer.Exit(2) from exc
     if engine not in ENGINES:
         console.print(f"[red]error:[/] unknown --engine {engine!r}; use one of {', '.join(ENGINES)}")

@@ -79,11 +79,11 @@ def parse_spec(spec: str) -> ModelSpec:
             "'openai-compatible/<model>@http://host:port/v1'")
     base_url = None
     if provider == "openai-compatible":
-        model, at, url = rest.rpartition("@")
-        if not at or not url.startswith(("http://", "https://")):
+        at = max(rest.rfind("@http://"), rest.rfind("@https://"))  # a URL may hold user:pw@
+        if at < 0:
             model, base_url = rest, None
         else:
-            base_url = url
+            model, base_url = rest[:at], rest[at + 1 :]
         rest = model
     if not rest:
         raise ConfigError(f"judge {spec!r} names no model")
