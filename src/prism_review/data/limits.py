@@ -26,7 +26,7 @@ MAX_LINE_BYTES = 64 << 20
 #: largest whole file read into memory (a paper, a review file, a manifest)
 MAX_FILE_BYTES = 128 << 20
 #: longest review text kept (characters over all sections); longer reviews are cut
-MAX_REVIEW_CHARS = 100_000
+MAX_REVIEW_CHARS = 60_000
 #: longest paper text kept (characters); longer papers are cut
 MAX_PAPER_CHARS = 600_000
 
@@ -94,6 +94,7 @@ def cap_review(review: Review, limit: int | None = None) -> tuple[Review, DataEr
     total = sum(len(s.text) for s in review.sections)
     if total <= limit:
         return review, None
+    total = max(total, int(review.extra.get("source_chars") or 0))  # a loader may have pre-cut
     left, sections = limit, []
     for sec in review.sections:
         if left <= 0:

@@ -104,7 +104,9 @@ def row_sections(path: Path, where: str, row: dict[str, Any]) -> list[Section]:
             raise DataError(
                 path, f"expected a string, got {type(text).__name__}", field=f"{where}: text"
             )
-        out.extend(split_hash_sections(without_think(text)[1]))
+        # a text far over the review cap is cut before splitting (splitting 50 MB takes
+        # minutes); the layout's cap records the cut with the full length (``source_chars``)
+        out.extend(split_hash_sections(without_think(text[: _split_budget()])[1]))
     comments = row.get("comments")
     if comments is not None:
         if not isinstance(comments, list):
@@ -126,6 +128,18 @@ def row_sections(path: Path, where: str, row: dict[str, Any]) -> list[Section]:
                 label = f"Comment {i + 1}" + (f": {title.strip()}" if title.strip() else "")
                 out.append(Section(name=label, text=body))
     return out
+
+
+def _split_budget() -> int:
+    return 2 * limits.MAX_REVIEW_CHARS
+
+
+def source_chars(row: dict[str, Any]) -> int:
+    """Characters of review text a row holds before any cut."""
+    n = len(row["text"]) if isinstance(row.get("text"), str) else 0
+    for s in row.get("sections") or []:
+        n += len(s.get("text", "")) if isinstance(s, dict) and isinstance(s.get("text"), str) else 0
+    return n
 
 
 def _scale_for(venue: str, name: str) -> Scale | None:
@@ -211,6 +225,7 @@ class ByoSource:
         extra: dict[str, Any] = {
             "raw_text": json.dumps(row, ensure_ascii=False),
             "byo_line": line_no,
+            "source_chars": source_chars(row),
         }
         if row.get("comments"):
             extra["comments"] = row["comments"]
