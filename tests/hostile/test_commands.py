@@ -96,9 +96,11 @@ CMDS = [
                                                    "--out", str(t / "m"), "--size", "2"], "duplicate paper id"),
     # prism index build
     Cmd("index-deep-jsonl", lambda t: ["index", "build", "--out", str(t / "ix"), "--jsonl", str(_jsonl(
-        t / "lit.jsonl", [json.dumps({"id": "1", "title": "Sparse adapters"}), deep_object()]))], "nested deeper"),
+        t / "lit.jsonl", [json.dumps({"id": "1", "title": "Sparse adapters"}), deep_object()]))], "nested deeper",
+        (2,)),  # a literature file with a bad line is refused whole (an existing index is kept)
     Cmd("index-not-utf8-line", lambda t: ["index", "build", "--out", str(t / "ix"), "--jsonl", str(_jsonl(
-        t / "lit.jsonl", [json.dumps({"id": "1", "title": "Sparse adapters"}), b'{"id": "\xff"}']))], "UTF-8"),
+        t / "lit.jsonl", [json.dumps({"id": "1", "title": "Sparse adapters"}), b'{"id": "\xff"}']))], "UTF-8",
+        (2,)),
     Cmd("index-layout-bad-paper", lambda t: ["index", "build", "--out", str(t / "ix"), "--data", str(_layout_with(
         t, "papers/p2.txt", b"\xff\xfe"))], "not valid UTF-8"),
     Cmd("index-layout-empty-paper", lambda t: ["index", "build", "--out", str(t / "ix"), "--data", str(_layout_with(

@@ -37,7 +37,7 @@ def build(
         streams.append(sources.docs_from_venue_dir(p, skips=skips))
         names.append(f"venue-dir:{p}")
     for p in jsonl or []:
-        streams.append(sources.docs_from_jsonl(p, skips))
+        streams.append(sources.docs_from_jsonl(p))  # strict: a bad line refuses, the old index stays
         names.append(f"jsonl:{p}")
     for p in data or []:
         streams.append(sources.docs_from_layout(p, skips))
