@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from prism_review.data.layout import EvalLayout, LayoutProblem, validate_layout
+from prism_review.data.layout import LayoutProblem, validate_layout
+from prism_review.data.source_kinds import LayoutSource
 from prism_review.pipelines.inputs import collect_inputs
 
 from .hostile import DEEP, SECRET, deep_object, layout, symlink, v
@@ -162,15 +163,14 @@ def test_validate_names_it(case: Case, tmp_path: Path) -> None:
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_evaluate_inputs_name_it_and_keep_the_rest(case: Case, tmp_path: Path) -> None:
     root = _build(case, tmp_path)
-    lay = EvalLayout(root)
-    inputs = collect_inputs(lay, lay.venues(), None)
+    inputs = collect_inputs(LayoutSource(root))
     found = "\n".join(i["error"] for i in inputs.issues if i["kind"] == ("input" if case.kind == "problem" else "skip"))
     assert case.fragment in found, inputs.issues
     # nothing from outside the data root was read as a paper or a review
-    for item in inputs.papers:
+    for item in inputs.items:
         assert SECRET not in item.paper.full_text and SECRET not in item.paper.title
         for reviews in item.reviews.values():
             assert all(SECRET not in r.text for r in reviews)
     # the other papers still load, with their reviews
-    loaded = {(i.venue, i.paper.paper_id) for i in inputs.papers}
+    loaded = {(i.venue, i.paper.paper_id) for i in inputs.items}
     assert ("ICML2025", "m1") in loaded and ("ICLR2024", "p1") in loaded

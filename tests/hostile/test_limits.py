@@ -10,6 +10,7 @@ import pytest
 from prism_review.data import limits
 from prism_review.data.layout import EvalLayout
 from prism_review.data.safepath import UnsafePathError, check_id, inside, unsafe_member
+from prism_review.data.source_kinds import LayoutSource
 from prism_review.pipelines.inputs import collect_inputs
 
 from .hostile import DEEP, layout
@@ -29,9 +30,8 @@ def test_long_review_is_cut_and_the_cut_recorded(tmp_path: Path, monkeypatch: py
     row = {"paper_id": "p1", "reviewer_id": "long", "text": "## Weaknesses\n" + "word " * 2000}
     with (root / "ICLR2024" / "my_reviewer" / "reviews.jsonl").open("a") as fh:
         fh.write(json.dumps(row) + "\n")
-    lay = EvalLayout(root)
-    inputs = collect_inputs(lay, ["ICLR2024"], None)
-    [long] = [r for r in next(p for p in inputs.papers if p.paper.paper_id == "p1").reviews["my_reviewer"]
+    inputs = collect_inputs(LayoutSource(root), ["ICLR2024"])
+    [long] = [r for r in next(p for p in inputs.items if p.paper.paper_id == "p1").reviews["my_reviewer"]
               if r.reviewer_id == "long"]
     assert sum(len(s.text) for s in long.sections) <= 500
     assert long.extra["cut_chars"] > 9000
@@ -51,8 +51,7 @@ def test_long_paper_is_cut_and_the_cut_recorded(tmp_path: Path, monkeypatch: pyt
 def test_file_over_the_size_limit_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(limits, "MAX_FILE_BYTES", 200)
     root = layout(tmp_path)
-    lay = EvalLayout(root)
-    inputs = collect_inputs(lay, ["ICLR2024"], None)
+    inputs = collect_inputs(LayoutSource(root), ["ICLR2024"])
     assert any("over the 200-byte limit" in i["error"] for i in inputs.problems)
 
 
