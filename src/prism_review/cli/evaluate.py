@@ -231,7 +231,7 @@ def evaluate(
     skipped = result.input_problems + result.input_skips
     if skipped:
         console.print(
-            f"[yellow]{len(skipped)} input(s) skipped[/] ({len(result.input_problems)} problem(s), "
+            f"[yellow]{len(skipped)} input(s) skipped[/] ({len(result.input_problems)} input problem(s), "
             f"{len(result.input_skips)} counted skip(s); details in {result.out}/errors.jsonl):"
         )
         for msg in skipped[:10]:
