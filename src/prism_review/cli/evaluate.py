@@ -96,12 +96,15 @@ def evaluate(
     """Evaluate reviews on PRISM's dimensions; resumable; writes results, summary and report."""
     import time
 
+    from prism_review.atomic import disk_error
     from prism_review.data.errors import DataError
     from prism_review.pipelines.engines import ENGINES
     from prism_review.pipelines.ray_engine import RayEngine
+    from prism_review.pipelines.results import ResultsLogError
     from prism_review.pipelines.runner import (
         EvalOptions,
         Progress,
+        RunFolderBusy,
         RunSettingsError,
         build_judge,
         run_evaluation,
@@ -158,7 +161,9 @@ def evaluate(
     try:
         the_judge = build_judge(opts)
     except Exception as exc:  # bad provider spec or missing key: say so, no traceback
-        console.print(f"[red]error:[/] {exc}")
+        from prism_review.llm.credentials import mask_urls
+
+        console.print(f"[red]error:[/] {mask_urls(str(exc))}", markup=False, highlight=False)
         raise typer.Exit(2) from exc
     if engine not in ENGINES:
         console.print(f"[red]error:[/] unknown --engine {engine!r}; use one of {', '.join(ENGINES)}")
@@ -187,12 +192,12 @@ def evaluate(
                 progress.on_update = lambda p: live.update(_progress_table(p, the_judge, t0))
                 result = run()
                 live.update(_progress_table(progress, the_judge, t0))
-    except DataError as exc:  # the --data or --sample path is not something we can read
+    except (RunSettingsError, RunFolderBusy, ResultsLogError, DataError) as exc:
         console.print(f"[red]error:[/] {exc}", soft_wrap=True, markup=False, highlight=False)
         raise typer.Exit(2) from exc
-    except RunSettingsError as exc:
-        console.print(f"[red]error:[/] {exc}")
-        raise typer.Exit(2) from exc
+    except OSError as exc:  # disk full, read-only folder: one line, finished units are kept
+        console.print(f"[red]error:[/] {disk_error(exc)}", soft_wrap=True, highlight=False)
+        raise typer.Exit(4) from exc
     except Exception as exc:
         from prism_review.pipelines.runner import _is_fatal
 
@@ -202,7 +207,11 @@ def evaluate(
         raise
     console.print(_progress_table(progress, the_judge, t0))
     if (Path(result.out) / "results.jsonl").is_file():
-        written = write_run_outputs(result.out, by_venue=by_venue, html=report)
+        try:
+            written = write_run_outputs(result.out, by_venue=by_venue, html=report)
+        except OSError as exc:
+            console.print(f"[red]error:[/] {disk_error(exc)}", soft_wrap=True, highlight=False)
+            raise typer.Exit(4) from exc
         _print_tables(written, by_venue=by_venue)
         files = ["results.jsonl", "summary.csv", "summary.md"] + (["report.html"] if report else [])
         console.print(f"wrote {', '.join(files)} in {result.out}/")
@@ -219,12 +228,13 @@ def evaluate(
         f"[green]done[/] in {result.seconds:.1f}s: {result.units_done} units "
         f"({result.units_skipped} resumed, {result.units_failed} failed) → {result.out}/"
     )
-    if result.input_problems:
+    skipped = result.input_problems + result.input_skips
+    if skipped:
         console.print(
-            f"[yellow]{len(result.input_problems)} input problem(s)[/] (those reviews were skipped; "
-            f"details in {result.out}/errors.jsonl):"
+            f"[yellow]{len(skipped)} input(s) skipped[/] ({len(result.input_problems)} input problem(s), "
+            f"{len(result.input_skips)} counted skip(s); details in {result.out}/errors.jsonl):"
         )
-        for msg in result.input_problems[:10]:
+        for msg in skipped[:10]:
             console.print(f"  - {msg}", soft_wrap=True, markup=False, highlight=False)
     if result.units_failed:
         console.print(f"[yellow]{result.units_failed} unit(s) failed[/]: see {result.out}/errors.jsonl; re-run to retry them.")

@@ -26,7 +26,7 @@ from urllib.parse import quote
 import httpx
 
 from prism_review.data.errors import DataError
-from prism_review.data.venue_folder import unsafe_member
+from prism_review.data.safepath import unsafe_member
 
 DEFAULT_ENDPOINT = "https://huggingface.co"
 

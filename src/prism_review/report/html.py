@@ -11,6 +11,7 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
 
+from prism_review.atomic import write_text
 from prism_review.dimensions.base import Dimension, ResultRow
 from prism_review.pipelines.pairing import group_names, pair
 from prism_review.pipelines.summary import (
@@ -147,7 +148,6 @@ def write_html(
         comparisons=comparisons(rows, dims),
         browse=browse,
         browse_truncated=len(papers) > MAX_BROWSE_PAPERS,
+        skipped=[str(s) for s in manifest.get("inputs_skipped") or []],
     )
-    path = out / "report.html"
-    path.write_text(page, encoding="utf-8")
-    return path
+    return write_text(out / "report.html", page)

@@ -164,7 +164,9 @@ class Tfidf:
 
 
 def hand_matrix(texts: Sequence[str]) -> np.ndarray:
-    """:func:`hand_features` of ``texts``, one row each."""
+    """:func:`hand_features` of ``texts``, one row each (no texts: zero rows of full width)."""
+    if not texts:
+        return np.zeros((0, len(hand_features(""))))
     return np.asarray([hand_features(t) for t in texts], dtype=float).reshape(len(texts), -1)
 
 

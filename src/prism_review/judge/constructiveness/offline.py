@@ -38,7 +38,10 @@ def _type(seg: Segment, classified: str) -> str:
 
 
 def score_segments(segs: list[Segment], *, model_path: str | None = None) -> list[dict[str, Any]]:
-    """ARC dicts (unnumbered) for already-cut segments."""
+    """ARC dicts (unnumbered) for already-cut segments ([] for none: a review such as
+    ``## Weaknesses\n- x`` can leave no segment to score)."""
+    if not segs:
+        return []
     models = load_models(model_path)
     texts = [s.text for s in segs]
     hand = hand_matrix(texts)  # both models use the same hand features
