@@ -31,6 +31,7 @@ _BUILTIN = {
 #: what ``prism agreement --dataset all`` measures
 DEFAULT_FILES: dict[str, str] = {
     "disapere": "labels/disapere/dev.jsonl",
+    "disapere-novelty": "labels/disapere/dev.jsonl",
     "substanreview": "labels/substanreview/train.jsonl",
     "revutil": "labels/revutil/dev.jsonl",
     "revutil-llm-reviews": "demo-sources/revutil-llm-reviews/llm_reviews.jsonl",
