@@ -248,21 +248,25 @@ def _print_tables(written: Any, *, by_venue: bool) -> None:
     from rich.console import Console as _Console
 
     from prism_review.pipelines.summary import markdown_table
+    from prism_review.report.fidelity import run_note
 
     out = _Console()
     judge = written.manifest.get("judge", {}).get("judge", "?")
     mode = "compat" if written.manifest.get("compat") else "clean"
-    for title, header, body in written.tables(by_venue=by_venue):
+    note = run_note(written.manifest, written.dims)
+    for i, (title, header, body) in enumerate(written.tables(by_venue=by_venue)):
         heading = f"{title} · judge {judge} · mode {mode}"
         if not out.is_terminal:  # a pipe or a log file: plain markdown, nothing cut
             typer.echo(f"{heading}\n\n{markdown_table(header, body)}\n")
-            continue
-        t = Table(title=heading, title_justify="left")
-        for i, h in enumerate(header):
-            t.add_column(h, justify="left" if i == 0 else "right", overflow="fold")
-        for row in body:
-            t.add_row(*row)
-        out.print(t)
+        else:
+            t = Table(title=heading, title_justify="left")
+            for j, h in enumerate(header):
+                t.add_column(h, justify="left" if j == 0 else "right", overflow="fold")
+            for row in body:
+                t.add_row(*row)
+            out.print(t)
+        if i == 0 and note:  # under Table 1: what the offline judge's numbers cannot be read as
+            typer.echo("\n".join(note) + "\n")
     out.print("mean ± sd (n papers); per-dimension tables: summary.md, report.html")
 
 

@@ -259,6 +259,11 @@ def write_markdown(
         "`prism compare --a NAME --b NAME` accepts the names in the System column.",
         "",
     ]
+    from prism_review.report.fidelity import run_note
+
+    note = run_note(manifest, dims)
+    if note:
+        parts += [note[0], "", *note[1:], ""]
     for d in dims:
         parts += [f"## {d.label}", "", markdown_table(*table(summary, [d], headline_only=False)), ""]
     venues = sorted({r.venue for r in summary if r.venue != "ALL"})

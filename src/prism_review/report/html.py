@@ -20,6 +20,7 @@ from prism_review.pipelines.summary import (
     system_order,
     table,
 )
+from prism_review.report.fidelity import run_note
 from prism_review.report.figures import distributions, headline_bars
 
 MAX_BROWSE_PAPERS = 200
@@ -141,6 +142,7 @@ def write_html(
         n_papers=len(papers),
         n_unscored=sum(1 for r in rows if r.status == "unscored"),
         table1=html_table(*table(pooled, dims, headline_only=True)),
+        fidelity_note=run_note(manifest, dims),
         bars=headline_bars(summary, dims),
         dists=distributions(rows, dims),
         dim_tables=dim_tables,

@@ -1,10 +1,11 @@
 """The offline ARC judge: segmentation, comment typing and D1–D5 scoring with no network.
 
-* segments: :func:`segment.segment_review` (bullets as points, prose as sentences);
+* segments: :func:`segment.segment_review` (atomic comments: list items, and the prose sentences
+  that make one point);
 * comment type: the section decides when it can (Strengths → strength, Questions → question,
   Summary → observation, Weaknesses → weakness unless the point is a question); otherwise
   wording cues, then the DISAPERE-trained classifier;
-* D1/D2/D3: ridge scorers trained on RevUtil dev (:mod:`.model`), mapped to 0/1/2;
+* D1/D2/D3: ridge scorers trained on RevUtil (:mod:`.model`), mapped to 0/1/2 by its level definitions;
 * D4/D5: the rubric rules of :mod:`.rules`.
 """
 
