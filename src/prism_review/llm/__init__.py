@@ -13,6 +13,7 @@ config file and the precedence of options, environment and config, and ``docs/pr
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -58,7 +59,7 @@ def make_judge(spec: str, **options: Any) -> Judge:
     ``no_cache``, ``audit_path``, ``prices`` (a TOML/JSON price file or a mapping
     ``{model: {"input": usd_per_1m, "output": usd_per_1m}}``), ``batch`` (the path of the
     run's ``batches.json``: calls go through the provider's Batch API, see
-    :mod:`prism_review.llm.batch`), ``batch_poll`` (seconds between polls, default 30) and
+    :mod:`prism_review.llm.batch`), ``batch_poll`` (the longest wait between polls, default ``$PRISM_BATCH_POLL`` or 30 s) and
     ``dry_run`` (queue the calls, never send them: for cost estimates).
     """
     unknown = set(options) - set(_SETTING_OPTIONS) - set(_WIRING_OPTIONS)
@@ -87,7 +88,8 @@ def make_judge(spec: str, **options: Any) -> Judge:
         _check_batch(cache)
         path = options["batch"]
         batch = BatchQueue(None if path is True else path,
-                           poll=float(options.get("batch_poll") or 30.0))
+                           poll=float(options.get("batch_poll")
+                                      or os.environ.get("PRISM_BATCH_POLL") or 30.0))
     return LLMJudge(model_spec, settings=settings, api_key=options.get("api_key"),
                     base_url=options.get("base_url"), cache=cache,
                     audit_path=options.get("audit_path"), prices=table,

@@ -227,6 +227,7 @@ class BatchQueue:
         if not rec.get("id"):
             await self._create(rec, api)
         client = api._client()  # type: ignore[attr-defined]
+        wait = min(1.0, self.poll)  # small batches end fast: poll soon, then back off
         while True:
             batch = await self._sdk("poll", lambda: client.batches.retrieve(rec["id"]))
             if batch.status != rec["status"]:
@@ -234,7 +235,8 @@ class BatchQueue:
                 self._save()
             if batch.status in TERMINAL:
                 break
-            await asyncio.sleep(self.poll)
+            await asyncio.sleep(wait)
+            wait = min(self.poll, 2 * wait)
         lines: dict[str, dict[str, Any]] = {}
         for file_id in (batch.output_file_id, batch.error_file_id):
             if file_id:
