@@ -240,7 +240,7 @@ class BatchQueue:
         lines: dict[str, dict[str, Any]] = {}
         for file_id in (batch.output_file_id, batch.error_file_id):
             if file_id:
-                content = await self._sdk("download", lambda f=file_id: client.files.content(f))
+                content = await self._download(client, file_id)
                 for raw in content.text.splitlines():
                     if raw.strip():
                         item = json.loads(raw)
@@ -262,6 +262,9 @@ class BatchQueue:
         if failed:
             log.warning("batch %s: %d of %d lines failed; they are retried live",
                         rec["id"], failed, len(rec["requests"]))
+
+    async def _download(self, client: Any, file_id: str) -> Any:
+        return await self._sdk("download", lambda: client.files.content(file_id))
 
     @staticmethod
     def _generation(api: ModelAPI, item: dict[str, Any] | None, mode: str) -> Generation | None:

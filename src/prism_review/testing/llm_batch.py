@@ -67,7 +67,8 @@ class BatchStore:
         data = self.files.get(str(body.get("input_file_id")))
         if data is None:
             return 404, {"error": {"message": "no such input file"}}
-        out, err = [], []
+        out: list[str] = []
+        err: list[str] = []
         for n, raw in enumerate(data.decode("utf-8").splitlines()):
             if not raw.strip():
                 continue
