@@ -193,6 +193,18 @@ def test_dry_run_calls_nothing_and_estimates_per_dimension(servers, tmp_path):
     assert server.requests == [] and server.batch_calls == []
 
 
+def test_a_server_without_a_batch_api_stops_the_run_with_its_error(servers, tmp_path):
+    server = servers()
+    server.batch_store.handle = (  # type: ignore[method-assign]
+        lambda method, path, headers, raw: (404, {"error": {"message": "no such route"}})
+        if "/files" in path or "/batches" in path else None)
+    res = _evaluate(server, tmp_path / "run", tmp_path / "c", _config(tmp_path), "--batch",
+                    "--dimension", "constructiveness")
+    assert res.exit_code == 3, res.output
+    assert "batch upload refused (404)" in res.output and "re-run" in res.output
+    assert server.requests == []
+
+
 def test_batch_needs_the_cache(servers, tmp_path):
     server = servers()
     res = _evaluate(server, tmp_path / "run", tmp_path / "c", _config(tmp_path), "--batch",

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 import openai
 
-from prism_review.llm.errors import ConfigError, LLMError, ProviderError
+from prism_review.llm.errors import ConfigError, FatalProviderError, LLMError, ProviderError
 from prism_review.llm.limits import backoff_delay
 from prism_review.llm.provider import RESPONSE_MODES, Generation, ModelAPI, Request
 
@@ -185,14 +185,19 @@ class BatchQueue:
             except (openai.APIConnectionError, openai.RateLimitError,
                     openai.InternalServerError) as exc:
                 attempt += 1
-                if attempt > retries:
-                    raise ProviderError(f"batch {what}: {exc}", retryable=True) from None
+                if attempt > retries:  # stop the run; recorded batches resume on a re-run
+                    raise FatalProviderError(f"batch {what} failed after {attempt} attempts: "
+                                             f"{exc}") from None
                 base = float(settings.get("retry_base")) if settings else 1.0
                 cap = float(settings.get("retry_max")) if settings else 60.0
                 await asyncio.sleep(backoff_delay(attempt, base, cap))
-            except openai.APIStatusError as exc:
-                raise ProviderError(f"batch {what} refused ({exc.status_code}): {exc}",
-                                    status=exc.status_code) from None
+            except openai.APIStatusError as exc:  # e.g. a server without a Batch API
+                raise FatalProviderError(
+                    f"batch {what} refused ({exc.status_code}) by {self._where()}: "
+                    f"{str(exc)[:300]}", status=exc.status_code) from None
+
+    def _where(self) -> str:
+        return ", ".join(sorted({a.base_url for a in self.apis()})) or "the server"
 
     async def _submit(self, chunk: list[_Pending]) -> dict[str, Any]:
         api = chunk[0].api
