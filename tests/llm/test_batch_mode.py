@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -222,3 +223,22 @@ def test_batch_prices_are_half_unless_the_table_says_otherwise(tmp_path):
     assert table.cost("m-b", 1_000_000, 1_000_000, batch=True) == 4.5
     assert table.cost("gpt-4o-mini-2024-07-18", 1_000_000, 0, batch=True) == 0.075
     assert table.cost("unknown", 10, 10, batch=True) is None
+
+
+def test_a_batch_run_reports_each_input_problem_once(servers, tmp_path):
+    """A batch run reads the source once per pass; a skipped row is still one problem."""
+    sys.path.insert(0, str(Path(__file__).parents[1] / "data"))
+    from data_shapes import corpus_row, write_corpus
+
+    data = write_corpus(tmp_path / "papers.parquet", [
+        corpus_row("p1", "ICLR_2024", "Accept (oral)"),
+        corpus_row("bad", "ICLR_2025", "Reject", reviews_json="{oops")])
+    server = servers()
+    res = _evaluate(server, tmp_path / "run", tmp_path / "c", _config(tmp_path), "--batch",
+                    "--data", str(data), "--dimension", "constructiveness")
+    assert res.exit_code == 1, res.output  # 1: the bad row is reported, the rest evaluated
+    assert len(json.loads((tmp_path / "run" / "batches.json").read_text())["batches"]) == 1  # two passes
+    rows = [json.loads(x) for x in (tmp_path / "run" / "errors.jsonl").read_text().splitlines()]
+    assert len([r for r in rows if "reviews_json" in r.get("error", "")]) == 1, rows
+    manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
+    assert manifest["totals"]["inputs_skipped"] == 1
