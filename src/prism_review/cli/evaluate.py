@@ -90,6 +90,13 @@ def evaluate(
             "flaws.paper_chars=45000, novelty_policy=max, verdict_batch=1, s2_min_interval=1.5",
         ),
     ] = None,
+    batch: Annotated[
+        bool, typer.Option("--batch", help="Send the calls through the provider's Batch API at batch prices "
+                           "(resumable; batch ids in <out>/batches.json)")
+    ] = False,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Print the estimated calls, tokens and cost per dimension; call no model")
+    ] = False,
     report: Annotated[bool, typer.Option("--report/--no-report", help="Write report.html")] = True,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No live progress")] = False,
 ) -> None:
@@ -122,6 +129,8 @@ def evaluate(
             "rpm": rpm,
             "tpm": tpm,
             "concurrency": concurrency,
+            "batch": batch or None,
+            "dry_run": dry_run or None,
         }.items()
         if v is not None
     }
@@ -158,6 +167,17 @@ def evaluate(
     )
     if judge != "offline":
         opts.judge_options.setdefault("audit_path", out_dir / "audit.jsonl")
+    if batch and (engine != "local" or judge == "offline"):
+        console.print("[red]error:[/] --batch needs an LLM judge and --engine local")
+        raise typer.Exit(2)
+    if dry_run and judge == "offline":
+        console.print("dry run: the offline judge calls no model; the run costs nothing")
+        return
+    if dry_run:
+        opts.judge_options.pop("audit_path", None)  # nothing is called, so nothing to audit
+        opts.judge_options.setdefault("api_key", "dry-run-sends-nothing")  # no key needed
+    if batch:
+        opts.judge_options["batch"] = out_dir / "batches.json"
     try:
         the_judge = build_judge(opts)
     except Exception as exc:  # bad provider spec or missing key: say so, no traceback
@@ -206,6 +226,11 @@ def evaluate(
             raise typer.Exit(3) from exc
         raise
     console.print(_progress_table(progress, the_judge, t0))
+    if dry_run:
+        from prism_review.cli.estimate import print_estimate
+
+        print_estimate(the_judge, batch=batch, done=result.units_done, resumed=result.units_skipped)
+        return
     if (Path(result.out) / "results.jsonl").is_file():
         try:
             written = write_run_outputs(result.out, by_venue=by_venue, html=report)

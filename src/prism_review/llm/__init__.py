@@ -13,11 +13,13 @@ config file and the precedence of options, environment and config, and ``docs/pr
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from prism_review.judge.base import Judge, OfflineJudge
+from prism_review.llm.batch import BatchQueue, Deferred
 from prism_review.llm.cache import default_cache_dir, open_cache
 from prism_review.llm.errors import (
     ConfigError,
@@ -33,7 +35,7 @@ from prism_review.llm.provider import parse_spec
 from prism_review.llm.settings import Settings
 
 __all__ = [
-    "ConfigError", "FatalProviderError", "JudgeStats", "LLMError", "LLMJudge", "ProviderError",
+    "ConfigError", "Deferred", "FatalProviderError", "JudgeStats", "LLMError", "LLMJudge", "ProviderError",
     "TooManyErrors", "TransportError", "make_judge",
 ]
 
@@ -41,7 +43,7 @@ __all__ = [
 _SETTING_OPTIONS = ("temperature", "max_tokens", "concurrency", "rpm", "tpm", "timeout",
                     "max_errors", "max_retries", "retry_base", "retry_max", "seed")
 _WIRING_OPTIONS = ("base_url", "api_key", "cache_dir", "no_cache", "config_path", "audit_path",
-                   "epoch", "prices", "steps")
+                   "epoch", "prices", "steps", "batch", "batch_poll", "dry_run")
 
 
 def make_judge(spec: str, **options: Any) -> Judge:
@@ -54,8 +56,11 @@ def make_judge(spec: str, **options: Any) -> Judge:
     (back-off seconds), ``temperature``, ``max_tokens``, ``seed``, ``epoch`` (cache sampled
     calls per epoch), ``steps`` (per-step overrides ``{"depth.segment": {"model": ...}}``),
     ``config_path``, ``cache_dir`` (default ``$PRISM_CACHE_DIR`` or the user cache dir),
-    ``no_cache``, ``audit_path`` and ``prices`` (a TOML/JSON price file or a mapping
-    ``{model: {"input": usd_per_1m, "output": usd_per_1m}}``).
+    ``no_cache``, ``audit_path``, ``prices`` (a TOML/JSON price file or a mapping
+    ``{model: {"input": usd_per_1m, "output": usd_per_1m}}``), ``batch`` (the path of the
+    run's ``batches.json``: calls go through the provider's Batch API, see
+    :mod:`prism_review.llm.batch`), ``batch_poll`` (the longest wait between polls, default ``$PRISM_BATCH_POLL`` or 30 s) and
+    ``dry_run`` (queue the calls, never send them: for cost estimates).
     """
     unknown = set(options) - set(_SETTING_OPTIONS) - set(_WIRING_OPTIONS)
     if unknown:
@@ -76,7 +81,23 @@ def make_judge(spec: str, **options: Any) -> Judge:
     cache = None
     if not options.get("no_cache"):
         cache = open_cache(options.get("cache_dir") or default_cache_dir())
+    batch = None
+    if options.get("dry_run"):
+        batch = BatchQueue(None, estimate_only=True)
+    elif options.get("batch"):
+        _check_batch(cache)
+        path = options["batch"]
+        batch = BatchQueue(None if path is True else path,
+                           poll=float(options.get("batch_poll")
+                                      or os.environ.get("PRISM_BATCH_POLL") or 30.0))
     return LLMJudge(model_spec, settings=settings, api_key=options.get("api_key"),
                     base_url=options.get("base_url"), cache=cache,
                     audit_path=options.get("audit_path"), prices=table,
-                    epoch=options.get("epoch"))
+                    epoch=options.get("epoch"), batch=batch)
+
+
+def _check_batch(cache: Any) -> None:
+    """Refuse a batch run that could not work, before anything is sent."""
+    if cache is None:
+        raise ConfigError("--batch needs the LLM response cache (batch replies are read back "
+                          "through it): drop --no-cache, or fix the cache folder")

@@ -15,6 +15,9 @@
    :class:`~prism_review.llm.errors.TooManyErrors`. A call that got no reply for transport
    reasons (retryable errors after the last retry) is marked ``transport`` in its outcome: the
    judge raises it rather than recording the step as unscored.
+5. in batch mode (``batch`` set, see :mod:`prism_review.llm.batch`) a cache miss is not fetched:
+   it is queued for the run's next batch and its outcome is ``deferred``; a reply a batch brought
+   back is accounted at the batch price and stored under the same key.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from prism_review.llm.batch import BatchQueue
 from prism_review.llm.cache import ResponseCache, request_key
 from prism_review.llm.errors import FatalProviderError, ProviderError, TooManyErrors
 from prism_review.llm.limits import RateLimiter, backoff_delay
@@ -54,6 +58,8 @@ class JudgeStats:
     #: replies cut off at the token budget (``finish_reason="length"``); each is a failed parse,
     #: asked again once with twice the budget
     truncated: int = 0
+    #: of ``calls``, those answered through a batch (priced at the batch price)
+    batch_calls: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         """A plain-dict copy."""
@@ -65,6 +71,8 @@ class JudgeStats:
         share = f" ({100 * self.cache_hits / answered:.0f}%)" if answered else ""
         text = (f"{self.calls} model calls, {self.cache_hits} cache hits{share}, "
                 f"{self.prompt_tokens + self.completion_tokens} tokens, ${self.cost_usd:.4f}")
+        if self.batch_calls:
+            text += f" ({self.batch_calls} calls via batch, at batch prices)"
         if self.unpriced_calls:
             text += f" (+{self.unpriced_calls} unpriced calls)"
         extras = [f"{n} {label}" for n, label in ((self.retries, "retries"),
@@ -88,6 +96,8 @@ class CallOutcome:
     transport: bool = False
     #: the server's finish reason (``"length"``: cut at the token budget), cached ones included
     finish_reason: str | None = None
+    #: batch mode: the request was queued for the next batch, no reply yet
+    deferred: bool = False
 
 
 class CallManager:
@@ -110,6 +120,10 @@ class CallManager:
         self._inflight: dict[tuple[int, str], asyncio.Future[CallOutcome]] = {}
         self._last_error: str | None = None
         self._digests: dict[int, tuple[dict[str, Any], str]] = {}
+        #: batch mode: cache misses are queued here instead of fetched
+        self.batch: BatchQueue | None = None
+        #: calls in progress (batch mode waits for none before submitting)
+        self.active = 0
 
     def _semaphore(self, api: ModelAPI) -> asyncio.Semaphore:
         slot = (id(asyncio.get_running_loop()), f"{api.provider}@{api.base_url}")
@@ -146,12 +160,26 @@ class CallManager:
         return hit[1]
 
     async def call(self, api: ModelAPI, req: Request) -> CallOutcome:
+        self.active += 1
+        try:
+            return await self._call(api, req)
+        finally:
+            self.active -= 1
+
+    async def _call(self, api: ModelAPI, req: Request) -> CallOutcome:
         key = request_key(self._cache_payload(api, req))
         params = {"temperature": None if is_reasoning_model(req.model) else req.temperature,
                   "max_tokens": req.max_tokens, "seed": req.seed, "epoch": self.epoch,
                   "schema": req.schema_name, "strict": req.strict}
+        if self.batch is not None:
+            gen = self.batch.take(key)
+            if gen is not None:  # brought back by a batch: a model call like a live one
+                params["response_mode"] = gen.response_mode
+                params["batch"] = True
+                return CallOutcome(key, gen.text, gen=gen, params=params,
+                                   finish_reason=gen.finish_reason)
         if self.cache is None:
-            return await self._fetch(api, req, key, params)
+            return await self._miss(api, req, key, params)
         # an identical request already in flight (or being looked up): share its outcome
         slot = (id(asyncio.get_running_loop()), key)
         pending = self._inflight.get(slot)
@@ -181,7 +209,16 @@ class CallManager:
             params["response_mode"] = hit[1].get("response_mode")
             return CallOutcome(key, hit[0], cached=True, params=params,
                                finish_reason=hit[1].get("finish_reason"))
-        return await self._fetch(api, req, key, params)
+        return await self._miss(api, req, key, params)
+
+    async def _miss(self, api: ModelAPI, req: Request, key: str,
+                    params: dict[str, Any]) -> CallOutcome:
+        """A call the cache cannot answer: fetched, or in batch mode queued for the next batch
+        (unless its batch line failed: then it is made live)."""
+        if self.batch is None or self.batch.goes_live(key):
+            return await self._fetch(api, req, key, params)
+        self.batch.defer(key, api, req)
+        return CallOutcome(key, params=params, deferred=True)
 
     async def _fetch(self, api: ModelAPI, req: Request, key: str,
                      params: dict[str, Any]) -> CallOutcome:
@@ -217,25 +254,35 @@ class CallManager:
             limiter.settle(estimate, gen.prompt_tokens + gen.completion_tokens)
             self._account(req.model, gen)
             params["response_mode"] = gen.response_mode
-            if self.cache is not None:
-                usage = {"prompt_tokens": gen.prompt_tokens, "response_mode": gen.response_mode,
-                         "completion_tokens": gen.completion_tokens,
-                         "finish_reason": gen.finish_reason}
-                try:
-                    await asyncio.to_thread(self.cache.put, key, req.model, gen.text, usage)
-                except Exception as exc:  # noqa: BLE001 - the reply is good; only reuse is lost
-                    log.warning("%s: LLM cache write failed (%s: %s); the reply is used "
-                                "but not stored", req.step, type(exc).__name__, exc)
+            await self._store(key, req.model, gen, req.step)
             return CallOutcome(key, gen.text, gen=gen, params=params,
                                finish_reason=gen.finish_reason)
 
-    def _account(self, model: str, gen: Generation) -> None:
+    async def _store(self, key: str, model: str, gen: Generation, step: str) -> None:
+        if self.cache is None:
+            return
+        usage = {"prompt_tokens": gen.prompt_tokens, "response_mode": gen.response_mode,
+                 "completion_tokens": gen.completion_tokens, "finish_reason": gen.finish_reason}
+        try:
+            await asyncio.to_thread(self.cache.put, key, model, gen.text, usage)
+        except Exception as exc:  # noqa: BLE001 - the reply is good; only reuse is lost
+            log.warning("%s: LLM cache write failed (%s: %s); the reply is used "
+                        "but not stored", step, type(exc).__name__, exc)
+
+    async def store_batch_reply(self, key: str, model: str, gen: Generation) -> None:
+        """Account a reply a batch brought back (at the batch price) and cache it under the
+        key the live call would have used."""
+        self._account(model, gen, batch=True)
+        await self._store(key, model, gen, "batch")
+
+    def _account(self, model: str, gen: Generation, *, batch: bool = False) -> None:
         self.stats.calls += 1
+        self.stats.batch_calls += int(batch)
         if gen.finish_reason == "length":
             self.stats.truncated += 1
         self.stats.prompt_tokens += gen.prompt_tokens
         self.stats.completion_tokens += gen.completion_tokens
-        cost = self.prices.cost(model, gen.prompt_tokens, gen.completion_tokens)
+        cost = self.prices.cost(model, gen.prompt_tokens, gen.completion_tokens, batch=batch)
         if cost is None:
             self.stats.unpriced_calls += 1
         else:

@@ -17,7 +17,9 @@ Calls go through :class:`~prism_review.llm.calls.CallManager` (cache, limits, re
 401/403/404 raise :class:`~prism_review.llm.errors.FatalProviderError`; a call that got no reply
 (connection, timeout, 429/5xx after every retry) raises
 :class:`~prism_review.llm.errors.TransportError`, so its unit is not finished and a re-run
-computes it; after ``max_errors`` failed calls every call raises
+computes it; in batch mode a call the cache cannot answer raises
+:class:`~prism_review.llm.batch.Deferred` the same way (see :mod:`prism_review.llm.batch`); after
+``max_errors`` failed calls every call raises
 :class:`~prism_review.llm.errors.TooManyErrors`, so the runner stops cleanly.
 """
 
@@ -33,6 +35,7 @@ from pydantic import BaseModel, ValidationError
 
 from prism_review.judge.base import JudgeStep, StepResult, Usage
 from prism_review.llm.audit import AuditLog
+from prism_review.llm.batch import BatchQueue, Deferred
 from prism_review.llm.cache import ResponseCache
 from prism_review.llm.calls import CACHE_KEY_VERSION, CallManager, CallOutcome, JudgeStats
 from prism_review.llm.credentials import mask_url, step_key
@@ -79,7 +82,7 @@ class LLMJudge:
     def __init__(self, spec: ModelSpec, *, settings: Settings, api_key: str | None = None,
                  base_url: str | None = None, cache: ResponseCache | None = None,
                  audit_path: str | Path | None = None, prices: PriceTable | None = None,
-                 epoch: int | None = None) -> None:
+                 epoch: int | None = None, batch: BatchQueue | None = None) -> None:
         self.spec = spec
         self.name = spec.name
         self.settings = settings
@@ -97,6 +100,11 @@ class LLMJudge:
         self._step_conf: dict[str, dict[str, Any]] = {}
         for model in sorted(settings.step_models()):  # a bad spec or missing key fails now
             self._api_for(model)
+        #: batch mode / dry run: cache misses are queued (see :mod:`prism_review.llm.batch`)
+        self.batch = batch
+        if batch is not None:
+            batch.calls, batch.apis = self.calls, lambda: list(self._apis.values())
+            self.calls.batch = batch
 
     # -- settings -------------------------------------------------------------------------
     def _api_for(self, model_setting: str | None) -> tuple[ModelAPI, str]:
@@ -151,6 +159,8 @@ class LLMJudge:
         """One call and its parsed output (or the reason it cannot be used); raises
         :class:`TransportError` when no reply came back at all."""
         outcome = await self.calls.call(api, req)
+        if outcome.deferred:  # queued for the next batch: this unit finishes on a later pass
+            raise Deferred(step.name)
         ids.append(outcome.key)
         if outcome.cached:
             usage.cache_hits += 1
@@ -272,6 +282,9 @@ class LLMJudge:
         """How the run was carried out: server, limits, retries, cache, prices and totals."""
         return {
             "base_url": mask_url(self.api.base_url), "transport": self.settings.transport(),
+            "batch": (None if self.batch is None else
+                      {"record": str(self.batch.path) if self.batch.path else None,
+                       "estimate_only": self.batch.estimate_only}),
             "cache": {"enabled": self.cache is not None,
                       "path": str(self.cache.path) if self.cache is not None else None},
             "prices": self.prices.source, "totals": self.stats.as_dict(),

@@ -12,6 +12,9 @@ was written; prices change, so pass your own with ``prices=<file>`` (TOML or JSO
     input = 0
     output = 0
 
+Batch calls (``--batch``) cost half of the live price unless an entry gives its own
+``batch_input`` / ``batch_output`` (both OpenAI and Gemini bill their Batch APIs at 50%).
+
 A model is looked up exactly, then by the longest table entry it starts with (dated snapshots
 such as ``gpt-4o-mini-2024-07-18`` use the ``gpt-4o-mini`` price). Unknown models cost 0 and are
 reported as unpriced.
@@ -52,6 +55,8 @@ class PriceTable:
     def __init__(self, overrides: dict[str, tuple[float, float]] | None = None) -> None:
         self.prices = dict(BUILTIN_PRICES)
         self.prices.update(overrides or {})
+        #: explicit batch prices (model → (input, output)); others are half the live price
+        self.batch_prices: dict[str, tuple[float, float]] = {}
         self.source = "built-in" if not overrides else "built-in + override"
 
     @classmethod
@@ -67,28 +72,44 @@ class PriceTable:
             raise ConfigError(f"cannot read price table {p}: {exc}") from None
         raw = raw.get("prices", raw) if isinstance(raw, dict) else raw
         table: dict[str, tuple[float, float]] = {}
+        batch: dict[str, tuple[float, float]] = {}
         for model, entry in (raw or {}).items():
             try:
                 table[model] = (float(entry["input"]), float(entry["output"]))
+                if "batch_input" in entry or "batch_output" in entry:
+                    batch[model] = (float(entry["batch_input"]), float(entry["batch_output"]))
             except (KeyError, TypeError, ValueError):
                 raise ConfigError(
-                    f"price table {p}: {model!r} needs numeric 'input' and 'output'") from None
+                    f"price table {p}: {model!r} needs numeric 'input' and 'output' (and "
+                    "both 'batch_input' and 'batch_output' if either is given)") from None
         table_obj = cls(table)
+        table_obj.batch_prices = batch
         table_obj.source = f"built-in + {p.name}"
         return table_obj
 
-    def lookup(self, model: str) -> tuple[float, float] | None:
-        """The price entry for ``model`` (exact, then longest prefix), or None."""
+    def _entry(self, model: str) -> str | None:
         name = model.rsplit("/", 1)[-1]
         for candidate in (model, name):
             if candidate in self.prices:
-                return self.prices[candidate]
-        best = max((k for k in self.prices if name.startswith(k)), key=len, default=None)
-        return self.prices[best] if best else None
+                return candidate
+        return max((k for k in self.prices if name.startswith(k)), key=len, default=None)
 
-    def cost(self, model: str, prompt_tokens: int, completion_tokens: int) -> float | None:
-        """USD for one call, or None when the model is not in the table."""
-        price = self.lookup(model)
+    def lookup(self, model: str, *, batch: bool = False) -> tuple[float, float] | None:
+        """The price entry for ``model`` (exact, then longest prefix), or None; with ``batch``
+        the entry's batch price, else half its live price."""
+        entry = self._entry(model)
+        if entry is None:
+            return None
+        if not batch:
+            return self.prices[entry]
+        live = self.prices[entry]
+        return self.batch_prices.get(entry, (live[0] / 2, live[1] / 2))
+
+    def cost(self, model: str, prompt_tokens: int, completion_tokens: int, *,
+             batch: bool = False) -> float | None:
+        """USD for one call (at the batch price with ``batch``), or None when the model is
+        not in the table."""
+        price = self.lookup(model, batch=batch)
         if price is None:
             return None
         return (prompt_tokens * price[0] + completion_tokens * price[1]) / 1_000_000

@@ -94,6 +94,10 @@ def record_input_issues(
     the input rows of earlier runs of the folder). ``venues``: those the run read (all: None)."""
     seen = _seen_venues(source)
     load_errors.extend(source_issues(source, [v for v in seen if venues is None or v in venues]))
+    # a batch run reads the source once per pass, and the source counts its skips on every read
+    unique = {tuple(e.get(k) for k in ("kind", "venue", "paper_id", "system", "path", "field",
+                                       "error")): e for e in load_errors}
+    load_errors[:] = list(unique.values())
     write_input_issues(errors_path, load_errors)
     if load_errors:
         log(f"{len(load_errors)} input(s) skipped (see errors.jsonl)")

@@ -12,8 +12,11 @@ The runner owns iteration, concurrency, resume, progress and the run folder:
 ```
 
 A unit is computed once: re-running the same command resumes, skipping every unit already in
-the results log. A run folder holding results of different settings is refused rather than
-mixed (the config hash is checked).
+the results log. With a batch judge (``--batch``) the run goes in passes: a unit whose call went
+into the pass's batch is *deferred* (neither written nor failed), the batch is sent and read
+back when the pass ends, and the next pass resumes the deferred units; ``<out>/batches.json``
+keeps the batch ids (see :mod:`prism_review.llm.batch`). A run folder holding results of
+different settings is refused rather than mixed (the config hash is checked).
 """
 
 from __future__ import annotations
@@ -43,6 +46,7 @@ from prism_review.dimensions.base import (
 )
 from prism_review.dimensions.settings import SettingsError, check_settings
 from prism_review.judge.base import Judge
+from prism_review.llm.batch import Deferred
 from prism_review.llm.credentials import mask_urls
 from prism_review.pipelines.engines import Engine, LocalEngine
 from prism_review.pipelines.inputs import PROBLEM, issue, record_input_issues
@@ -167,6 +171,8 @@ async def _run(
         judge_opts = dict(opts.judge_options)
         if opts.judge != "offline":
             judge_opts.setdefault("audit_path", out / "audit.jsonl")
+        if judge_opts.get("batch") is True:
+            judge_opts["batch"] = out / "batches.json"
         judge = build_judge(opts.model_copy(update={"judge_options": judge_opts}))
     chash = config_hash(opts, judge)
     manifest_path = out / "manifest.json"
@@ -224,13 +230,15 @@ async def _run(
     stop = asyncio.Event()
     fatal: list[BaseException] = []
     failed = 0
+    deferred = 0
     per_paper_left: dict[tuple[str, str], int] = {}
+    batch = getattr(judge, "batch", None)
 
     def work() -> Iterator[list[tuple[Dimension, WorkUnit]]]:
         """Each paper's work units, in source order (papers stream; nothing is listed up front)."""
         venues = list(_norm_venues(opts.venues)) or None
         for item in source.items(venues=venues, limit=opts.limit, sample=sample):
-            for system, exc in item.errors:
+            for system, exc in item.errors if first_pass else ():
                 load_errors.append(issue(PROBLEM, exc, venue=item.venue, paper_id=item.paper_id,
                                          system=system))
             if item.paper is None:
@@ -245,7 +253,7 @@ async def _run(
             yield units
 
     async def one(dim: Dimension, unit: WorkUnit) -> None:
-        nonlocal failed
+        nonlocal failed, deferred
         if stop.is_set():
             return
         async with sem:
@@ -253,6 +261,9 @@ async def _run(
                 return
             try:
                 rows = await engine.evaluate(dim, unit)
+            except Deferred:  # its call is in this pass's batch: finished on a later pass
+                deferred += 1
+                return
             except Exception as exc:
                 if _is_fatal(exc):
                     stop.set()
@@ -287,12 +298,11 @@ async def _run(
 
     write_text(manifest_path, json.dumps(manifest, indent=2, default=str))
     tasks: set[asyncio.Task[None]] = set()
-    try:
-        await engine.start()
+    first_pass, resumed = True, 0
+
+    async def one_pass() -> None:
         # units created but not finished: bounded, so a 47k-paper source streams in constant memory
         window = asyncio.Semaphore(max(64, 4 * in_flight, 2 * engine.slots))
-        if engine.slots > 1:  # the engine's workers, not this process, bound the concurrency
-            sem = asyncio.Semaphore(engine.slots)
         for units in work():
             if stop.is_set():
                 break
@@ -318,6 +328,31 @@ async def _run(
                 task.add_done_callback(lambda _t: window.release())
         if tasks:
             await asyncio.gather(*tasks)
+
+    try:
+        await engine.start()
+        if engine.slots > 1:  # the engine's workers, not this process, bound the concurrency
+            sem = asyncio.Semaphore(engine.slots)
+        if batch is not None and not batch.estimate_only and await batch.resume():
+            log("batch: read back the batches of the interrupted run")
+        while True:
+            deferred = 0
+            await one_pass()
+            if fatal or batch is None or not deferred or batch.estimate_only:
+                break
+            sent = await batch.flush()
+            if not sent and not batch.live:  # a deferral always queues a call: never loop idle
+                raise RuntimeError(f"{deferred} unit(s) deferred, but no call was queued")
+            log(f"batch: {sent} call(s) answered; resuming {deferred} deferred unit(s)")
+            if first_pass:
+                first_pass, resumed = False, progress.units_skipped
+            failed = 0  # the next pass counts every unit again (failed ones are retried)
+            for name in ("units_total", "units_done", "units_skipped", "units_failed",
+                         "papers_total", "papers_done"):
+                setattr(progress, name, 0)
+            per_paper_left.clear()
+        if not first_pass:
+            progress.units_skipped = resumed
         if fatal:
             raise fatal[0]
     finally:

@@ -2,7 +2,9 @@
 
 The server listens on ``127.0.0.1`` on an ephemeral port, in a background thread, and answers
 ``POST /v1/chat/completions`` (plain, ``json_object`` and ``json_schema`` response formats) and
-``GET /v1/models``. The real ``openai`` SDK talks to it over HTTP, so tests exercise the same
+``GET /v1/models``, and the OpenAI Batch API (``/v1/files``, ``/v1/batches``, file content;
+see :mod:`prism_review.testing.llm_batch`), whose lines go through the same chain as chat
+requests. The real ``openai`` SDK talks to it over HTTP, so tests exercise the same
 code path as a live provider.
 
 What a request gets back is decided, in order, by:
@@ -62,6 +64,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from prism_review.testing.llm_batch import BatchStore
 from prism_review.testing.schema_echo import example_for_schema
 from prism_review.testing.schema_fill import fill_schema, seed_for
 
@@ -162,6 +165,13 @@ class LLMServer:
         self.reject_json_schema = False
         self.models = models or ["test-model"]
         self.requests: list[RecordedRequest] = []
+        #: the Batch API (see :mod:`prism_review.testing.llm_batch`): lines answered, endpoint
+        #: calls, seconds a batch stays in progress, and a switch that holds every batch
+        self.batch_lines: list[RecordedRequest] = []
+        self.batch_calls: list[tuple[str, str]] = []
+        self.batch_delay = 0.0
+        self.hold_batches = False
+        self.batch_store = BatchStore(self)
         self._responder = responder
         self._script: deque[Reply] = deque()
         self._canned: dict[str, list[Reply]] = {}
@@ -252,6 +262,25 @@ class LLMServer:
                 return canned.pop(0) if len(canned) > 1 else canned[0]
         return self.default_reply(body)
 
+    def render(self, body: dict[str, Any], reply: Reply,
+               rec: RecordedRequest) -> tuple[int, Any, dict[str, str]]:
+        """See :func:`render_reply` (the chat endpoint and batch lines share it)."""
+        return render_reply(self, body, reply, rec)
+
+    def answer_line(self, body: dict[str, Any]) -> tuple[int, Any]:
+        """Answer one batch line's chat body through the same script/responder/echo chain as
+        the chat endpoint; recorded in ``batch_lines``, not in ``requests``."""
+        rf = body.get("response_format") or {}
+        step = (rf.get("json_schema") or {}).get("name")
+        rec = RecordedRequest("batch", body, {}, step)
+        with self._lock:
+            self.batch_lines.append(rec)
+        if self.reject_json_schema and rf.get("type") == "json_schema":
+            rec.fault = "reject_json_schema"
+            return 400, _error_body(400, "response_format json_schema is not supported")
+        code, payload, _ = self.render(body, self._choose(body, step), rec)
+        return code, payload
+
     def default_reply(self, body: dict[str, Any]) -> str:
         """The schema-aware echo (a minimal valid instance of the requested schema), or with
         ``schema_seed`` set, an instance built from the schema as constrained decoding does."""
@@ -296,7 +325,18 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(payload)
 
+    def _batch_api(self, method: str, raw: bytes) -> bool:
+        """Serve the Batch API endpoints (:mod:`prism_review.testing.llm_batch`)."""
+        answer = self.owner.batch_store.handle(method, self.path, self.headers, raw)
+        if answer is None:
+            return False
+        code, payload = answer
+        self._send(code, payload if isinstance(payload, bytes) else json.dumps(payload).encode())
+        return True
+
     def do_GET(self) -> None:  # noqa: N802
+        if self._batch_api("GET", b""):
+            return
         if self.path.rstrip("/").endswith("/models"):
             data = [{"id": m, "object": "model", "owned_by": "loopback"} for m in self.owner.models]
             self._send(200, json.dumps({"object": "list", "data": data}).encode())
@@ -306,6 +346,8 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:  # noqa: N802
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length)
+        if self._batch_api("POST", raw):
+            return
         try:
             body = json.loads(raw or b"{}")
         except json.JSONDecodeError:
@@ -330,52 +372,61 @@ class _Handler(BaseHTTPRequestHandler):
         self._answer(body, reply, rec)
 
     def _error(self, code: int, message: str, headers: dict[str, str] | None = None) -> None:
-        err = {"error": {"message": message, "type": "scripted", "code": code}}
-        self._send(code, json.dumps(err).encode(), headers)
+        self._send(code, json.dumps(_error_body(code, message)).encode(), headers)
 
     def _answer(self, body: dict[str, Any], reply: Reply, rec: RecordedRequest) -> None:
-        finish = "stop"
-        if isinstance(reply, Fault):
-            rec.fault = reply.kind
-            if reply.kind == "status":
-                hdrs = {} if reply.retry_after is None else {"retry-after": f"{reply.retry_after:g}"}
-                self._error(reply.status_code, reply.message, hdrs)
-                return
-            if reply.kind == "hang":
-                time.sleep(reply.delay)
-                self.close_connection = True
-                return
-            if reply.kind == "disconnect":
-                self.close_connection = True
-                return
-            if reply.kind == "bad_body":
-                payload = b"<html>gateway error</html>"
-                self._send(200, payload)
-                return
-            if reply.kind == "slow":
-                time.sleep(reply.delay)
-                reply = reply.then if reply.then is not None else self.owner.default_reply(body)
-            elif reply.kind == "truncated":
-                full = _as_text(reply.then if reply.then is not None
-                                else self.owner.default_reply(body))
-                reply, finish = full[: max(1, int(len(full) * reply.delay))], "length"
-            else:  # "content": malformed or empty
-                reply = reply.then
-        text = _as_text(reply)
-        rec.reply = text
-        prompt_chars = sum(len(str(m.get("content", ""))) for m in body.get("messages", []))
-        completion = {
-            "id": f"chatcmpl-loopback-{len(self.owner.requests)}",
-            "object": "chat.completion",
-            "created": int(time.time()),
-            "model": body.get("model", "test-model"),
-            "choices": [{"index": 0, "finish_reason": finish,
-                         "message": {"role": "assistant", "content": text}}],
-            "usage": {"prompt_tokens": prompt_chars // 4 + 1,
-                      "completion_tokens": len(text) // 4 + 1,
-                      "total_tokens": prompt_chars // 4 + len(text) // 4 + 2},
-        }
-        self._send(200, json.dumps(completion).encode())
+        code, payload, headers = self.owner.render(body, reply, rec)
+        if code == 0:  # hang or disconnect: no answer at all
+            time.sleep(float(headers.get("hang", 0)))
+            self.close_connection = True
+            return
+        self._send(code, payload if isinstance(payload, bytes) else json.dumps(payload).encode(),
+                   headers)
+
+
+def _error_body(code: int, message: str) -> dict[str, Any]:
+    return {"error": {"message": message, "type": "scripted", "code": code}}
+
+
+def render_reply(owner: LLMServer, body: dict[str, Any], reply: Reply,
+                 rec: RecordedRequest) -> tuple[int, Any, dict[str, str]]:
+    """What the chat endpoint answers to ``body`` given the chosen ``reply``: ``(status, JSON
+    payload or raw bytes, headers)``; status 0 means no answer (a hang or a disconnect)."""
+    finish = "stop"
+    if isinstance(reply, Fault):
+        rec.fault = reply.kind
+        if reply.kind == "status":
+            hdrs = {} if reply.retry_after is None else {"retry-after": f"{reply.retry_after:g}"}
+            return reply.status_code, _error_body(reply.status_code, reply.message), hdrs
+        if reply.kind == "hang":
+            return 0, None, {"hang": str(reply.delay)}
+        if reply.kind == "disconnect":
+            return 0, None, {}
+        if reply.kind == "bad_body":
+            return 200, b"<html>gateway error</html>", {}
+        if reply.kind == "slow":
+            time.sleep(reply.delay)
+            reply = reply.then if reply.then is not None else owner.default_reply(body)
+        elif reply.kind == "truncated":
+            full = _as_text(reply.then if reply.then is not None else owner.default_reply(body))
+            reply, finish = full[: max(1, int(len(full) * reply.delay))], "length"
+        else:  # "content": malformed or empty
+            reply = reply.then
+    text = _as_text(reply)
+    rec.reply = text
+    prompt_chars = sum(len(str(m.get("content", ""))) for m in body.get("messages", []))
+    completion = {
+        "id": f"chatcmpl-loopback-{len(owner.requests)}",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": body.get("model", "test-model"),
+        "choices": [{"index": 0, "finish_reason": finish,
+                     "message": {"role": "assistant", "content": text}}],
+        "usage": {"prompt_tokens": prompt_chars // 4 + 1,
+                  "completion_tokens": len(text) // 4 + 1,
+                  "total_tokens": prompt_chars // 4 + len(text) // 4 + 2},
+    }
+    return 200, completion, {}
 
 
 def main(argv: list[str] | None = None) -> None:
