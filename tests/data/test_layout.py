@@ -210,5 +210,5 @@ def test_demo_loads_every_paper_and_review() -> None:
             raw = r.extra.get("raw_text", "")
             assert '"reliability"' not in raw and '"error_type"' not in raw  # labels kept out
         total += len(reviews)
-    assert total == 4 + 20 * 3
+    assert total == 4 + 20 * (1 + 3)  # NExT-GPT's 4 humans; 1 human + 3 LLMs per RevUtil paper
     assert layout.skipped == []
