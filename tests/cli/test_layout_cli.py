@@ -36,7 +36,7 @@ def test_validate_evaluate_compare_report(tmp_path):
     ok = [r for r in rows if r.status == "ok"]
     assert len(ok) > 0.9 * len(rows)
     summary = (out / "summary.md").read_text()
-    for heading in ("Table 1", "## ICLR2024", "## ICML2025", "## NeurIPS2025", "TreeReview", "DeepReview"):
+    for heading in ("Table 1", "## ICLR2024", "## ICML2025", "## NeurIPS2025", "treereview", "deepreview"):
         assert heading in summary
     csv_lines = (out / "summary.csv").read_text().splitlines()
     assert csv_lines[0] == "dimension,venue,system,metric,label,mean,sd,n,mode,judge"

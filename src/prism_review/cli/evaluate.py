@@ -9,6 +9,7 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 from rich.live import Live
+from rich.markup import escape
 from rich.table import Table
 
 console = Console(stderr=True)
@@ -62,7 +63,14 @@ def evaluate(
     judge: Annotated[
         str, typer.Option("--judge", help="offline | openai/<model> | gemini/<model> | openai-compatible/<model>@<url>")
     ] = "offline",
-    limit: Annotated[int | None, typer.Option("--limit", help="At most N papers per venue")] = None,
+    limit: Annotated[
+        int | None,
+        typer.Option(
+            "--limit",
+            help="Per venue, the first N papers (manifest order, else sorted ids) that have a "
+            "review by a selected system (--system; all systems when not given)",
+        ),
+    ] = None,
     out: Annotated[Path | None, typer.Option("--out", help="Run folder (re-run with the same folder to resume)")] = None,
     compat: Annotated[bool, typer.Option("--compat", help="Reproduce the original PRISM code's behaviour")] = False,
     by_venue: Annotated[bool, typer.Option("--by-venue", help="Also print per-venue tables")] = False,
@@ -96,9 +104,13 @@ def evaluate(
     """Evaluate reviews on PRISM's dimensions; resumable; writes results, summary and report."""
     import time
 
+<<<<<<< HEAD
     from prism_review.data.errors import DataError
     from prism_review.pipelines.engines import ENGINES
     from prism_review.pipelines.ray_engine import RayEngine
+=======
+    from prism_review.names import UnknownNameError, check_choice
+>>>>>>> d9b926b (prism evaluate: unknown --venue/--system/--dimension/--human-aggregation names exit 2 listing the valid names closest first (they ran 0 units or raised KeyError); --limit counts papers with a review by a selected system (--system gpt4 --limit 1 ran 0 units on the demo); Table 1, figures and report name systems by the id results.jsonl and --system use)
     from prism_review.pipelines.runner import (
         EvalOptions,
         Progress,
@@ -107,6 +119,15 @@ def evaluate(
         run_evaluation,
     )
     from prism_review.report import write_run_outputs
+
+    if human_aggregation is not None:
+        from prism_review.dimensions.novelty import AGG_MODES
+
+        try:
+            check_choice("--human-aggregation value", human_aggregation, AGG_MODES)
+        except UnknownNameError as exc:
+            console.print(f"[red]error:[/] {escape(str(exc))}", soft_wrap=True, highlight=False)
+            raise typer.Exit(2) from exc
 
     judge_options: dict[str, Any] = {
         k: v
@@ -187,11 +208,16 @@ def evaluate(
                 progress.on_update = lambda p: live.update(_progress_table(p, the_judge, t0))
                 result = run()
                 live.update(_progress_table(progress, the_judge, t0))
+<<<<<<< HEAD
     except DataError as exc:  # the --data or --sample path is not something we can read
         console.print(f"[red]error:[/] {exc}", soft_wrap=True, markup=False, highlight=False)
         raise typer.Exit(2) from exc
     except RunSettingsError as exc:
         console.print(f"[red]error:[/] {exc}")
+=======
+    except (RunSettingsError, UnknownNameError) as exc:
+        console.print(f"[red]error:[/] {escape(str(exc))}", soft_wrap=True, highlight=False)
+>>>>>>> d9b926b (prism evaluate: unknown --venue/--system/--dimension/--human-aggregation names exit 2 listing the valid names closest first (they ran 0 units or raised KeyError); --limit counts papers with a review by a selected system (--system gpt4 --limit 1 ran 0 units on the demo); Table 1, figures and report name systems by the id results.jsonl and --system use)
         raise typer.Exit(2) from exc
     except Exception as exc:
         from prism_review.pipelines.runner import _is_fatal

@@ -160,12 +160,10 @@ def write_csv(
 
 
 def system_label(system: str) -> str:
-    """A summary group's display name: the registered system's label (``sea`` → ``SEA``), with
-    a group qualifier kept (``sea@panel`` → ``SEA@panel``), else the group id itself (e.g.
-    ``human-only-bank``)."""
-    base, at, qualifier = system.partition("@")
-    spec = SYSTEMS.get(base)
-    return spec.label + at + qualifier if spec else system
+    """A system's display name in tables, figures and the report: its id, exactly as
+    ``results.jsonl`` stores it and ``--system`` / ``prism compare`` take it (one name per
+    system everywhere; the registry's labels such as ``TreeReview`` are accepted as input)."""
+    return system
 
 
 def table(
