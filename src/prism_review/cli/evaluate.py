@@ -229,7 +229,7 @@ def evaluate(
     console.print(_progress_table(progress, the_judge, t0))
     if (Path(result.out) / "results.jsonl").is_file():
         written = write_run_outputs(result.out, by_venue=by_venue, html=report)
-        _print_tables(written, by_venue=by_venue)
+        _print_tables(written, by_venue=by_venue, out_dir=Path(result.out), html=report)
         files = ["results.jsonl", "summary.csv", "summary.md"] + (["report.html"] if report else [])
         console.print(f"wrote {', '.join(files)} in {result.out}/")
     else:  # every unit failed (or there was nothing to do): no results, so no tables to write
@@ -259,11 +259,12 @@ def evaluate(
         raise typer.Exit(1)
 
 
-def _print_tables(written: Any, *, by_venue: bool) -> None:
-    """Table 1 (and per-venue tables) on stdout, aligned for a terminal."""
+def _print_tables(written: Any, *, by_venue: bool, out_dir: Path, html: bool) -> None:
+    """Table 1 (and per-venue tables) on stdout, aligned for a terminal, then how to read it."""
     from rich.console import Console as _Console
 
     from prism_review.pipelines.summary import markdown_table
+    from prism_review.report.guide import table1_guide
 
     out = _Console()
     judge = written.manifest.get("judge", {}).get("judge", "?")
@@ -279,7 +280,8 @@ def _print_tables(written: Any, *, by_venue: bool) -> None:
         for row in body:
             t.add_row(*row)
         out.print(t)
-    out.print("mean ± sd (n papers); per-dimension tables: summary.md, report.html")
+    for line in table1_guide(written.summary, written.manifest, out_dir, html=html):
+        out.print(line, soft_wrap=True, markup=False, highlight=False)
 
 
 def _setting_value(text: str) -> Any:
