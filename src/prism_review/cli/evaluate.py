@@ -223,7 +223,8 @@ def evaluate(
         from prism_review.pipelines.runner import _is_fatal
 
         if _is_fatal(exc):
-            console.print(f"[red]stopped:[/] {exc}\nFinished units are kept; re-run the same command to resume.")
+            console.print(f"[red]stopped:[/] {escape(str(exc))}", soft_wrap=True, highlight=False)
+            console.print("Finished units are kept; re-run the same command to resume.")
             raise typer.Exit(3) from exc
         raise
     console.print(_progress_table(progress, the_judge, t0))

@@ -34,8 +34,10 @@ from typing import Any, Protocol, runtime_checkable
 import openai
 
 try:  # the openai SDK 3.x is built on httpx2; earlier majors on httpx
+    from httpx2 import ConnectError as _ConnectError
     from httpx2 import Response as _Response
 except ImportError:  # pragma: no cover - depends on the installed SDK major
+    from httpx import ConnectError as _ConnectError  # type: ignore[assignment]
     from httpx import Response as _Response  # type: ignore[assignment]
 
 from prism_review.llm.budget import allowed_max_tokens, is_model_wide
@@ -201,6 +203,8 @@ class OpenAICompatibleAPI:
         #: per model: the largest output budget the server said it accepts (see llm.budget)
         self.output_ceiling: dict[str, int] = {}
         self._told: set[str] = set()
+        #: the server has answered once: later connection errors are transient (a restart)
+        self._reached = False
 
     def _client(self) -> openai.AsyncOpenAI:
         loop_id = id(asyncio.get_running_loop())
@@ -254,8 +258,10 @@ class OpenAICompatibleAPI:
                 http = await self._client().post(
                     "/chat/completions", body=self._body(req, mode), cast_to=_Response,
                     options={"headers": {"X-Prism-Step": req.step}, "timeout": req.timeout})
+                self._reached = True
                 resp = json.loads(http.content)
             except openai.BadRequestError as exc:
+                self._reached = True
                 msg = str(exc)
                 if ("max_completion_tokens" in msg and req.model not in
                         self.completion_tokens_param and not is_reasoning_model(req.model)):
@@ -300,9 +306,15 @@ class OpenAICompatibleAPI:
             return ProviderError(f"{label}: request timed out after {req.timeout:g}s",
                                  provider=self.provider, retryable=True)
         if isinstance(exc, openai.APIConnectionError):
+            if not self._reached and isinstance(exc.__cause__, _ConnectError):
+                # refused or unresolvable before the server ever answered: a wrong URL or a
+                # server that is not running, which no retry fixes
+                return FatalProviderError(f"{label}: cannot connect to {self.base_url}; is the "
+                                          "server running at that URL?", provider=self.provider)
             return ProviderError(f"{label}: cannot connect to {self.base_url}",
                                  provider=self.provider, retryable=True)
         if isinstance(exc, openai.APIStatusError):
+            self._reached = True
             code = exc.status_code
             detail = self.scrub(str(exc))[:300]
             retry_after = retry_after_seconds(exc.response.headers)
