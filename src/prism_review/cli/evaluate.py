@@ -61,7 +61,11 @@ def evaluate(
         list[str] | None, typer.Option("--dimension", help="depth, novelty, flaws, constructiveness (repeatable; default all)")
     ] = None,
     judge: Annotated[
-        str, typer.Option("--judge", help="offline | openai/<model> | gemini/<model> | openai-compatible/<model>@<url>")
+        str, typer.Option(
+            "--judge",
+            help="offline | openai/<model> | gemini/<model> (alias google/) | "
+            "openai-compatible/<model>@<url> (alias vllm/) | ollama/<model>[@<url>] (docs/providers.md)",
+        )
     ] = "offline",
     limit: Annotated[
         int | None,

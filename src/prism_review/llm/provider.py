@@ -7,7 +7,10 @@ Every supported provider speaks the OpenAI chat-completions protocol, so one imp
   ``$OPENAI_BASE_URL`` points elsewhere (vLLM, Ollama, llama.cpp, OpenRouter, Together);
 * ``gemini/<model>`` — Gemini's OpenAI-compatible endpoint, key ``$GEMINI_API_KEY`` or
   ``$GOOGLE_API_KEY``;
-* ``openai-compatible/<model>@http://host:port/v1`` — an explicit server.
+* ``openai-compatible/<model>@http://host:port/v1`` — an explicit server;
+* aliases as the ecosystem writes them: ``google/<model>`` = ``gemini/<model>``,
+  ``vllm/<model>@<url>`` = ``openai-compatible/<model>@<url>``, ``ollama/<model>[@<url>]`` =
+  ``openai-compatible/<model>@http://localhost:11434/v1`` (Ollama's default address).
 
 SDK retries are disabled (``max_retries=0``): the judge owns retries so it can count errors,
 honour ``retry-after`` and apply the max-errors cutoff. The request body is built here, exactly
@@ -48,6 +51,10 @@ log = logging.getLogger("prism_review.llm")
 GEMINI_BASE_URL = "https://generativelanguage.googleapis.com/v1beta/openai/"
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 PROVIDERS = ("openai", "gemini", "openai-compatible")
+OLLAMA_BASE_URL = "http://localhost:11434/v1"
+#: provider aliases → (provider, default base URL)
+ALIASES = {"google": ("gemini", None), "vllm": ("openai-compatible", None),
+           "ollama": ("openai-compatible", OLLAMA_BASE_URL)}
 _KEY_VARS = {"openai": ("OPENAI_API_KEY",), "gemini": ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
              "openai-compatible": ("OPENAI_API_KEY",)}
 _LABEL = {"openai": "OpenAI", "gemini": "Gemini", "openai-compatible": "OpenAI-compatible server"}
@@ -72,17 +79,20 @@ class ModelSpec:
 
 
 def parse_spec(spec: str) -> ModelSpec:
-    """Parse ``openai/<model>``, ``gemini/<model>`` or ``openai-compatible/<model>@<url>``."""
+    """Parse ``openai/<model>``, ``gemini/<model>`` or ``openai-compatible/<model>@<url>``
+    (and the :data:`ALIASES`, which become those specs)."""
     provider, sep, rest = spec.strip().partition("/")
+    provider, default_url = ALIASES.get(provider, (provider, None))
     if not sep or not rest or provider not in PROVIDERS:
         raise ConfigError(
-            f"unknown judge {spec!r}: use 'offline', 'openai/<model>', 'gemini/<model>' or "
-            "'openai-compatible/<model>@http://host:port/v1'")
+            f"unknown judge {spec!r}: use 'offline', 'openai/<model>', 'gemini/<model>', "
+            "'openai-compatible/<model>@http://host:port/v1' or an alias: 'google/<model>', "
+            "'vllm/<model>@<url>', 'ollama/<model>'")
     base_url = None
     if provider == "openai-compatible":
         model, at, url = rest.rpartition("@")
         if not at or not url.startswith(("http://", "https://")):
-            model, base_url = rest, None
+            model, base_url = rest, default_url
         else:
             base_url = url
         rest = model
