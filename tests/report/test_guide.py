@@ -42,3 +42,14 @@ def test_guide_for_an_llm_judge_without_humans_or_html() -> None:
     text = "\n".join(lines)
     assert "LLM judge openai/gpt-4o-mini" in text and "mode compat" in text
     assert "report.html" not in text and "prism compare" not in text  # nothing to pair with
+
+
+def test_evaluate_eta_follows_the_pace_of_computed_units() -> None:
+    from types import SimpleNamespace
+
+    from prism_review.cli.evaluate import _eta
+
+    p = SimpleNamespace(units_total=100, units_done=30, units_skipped=10)
+    assert _eta(p, 40.0) == "[bold]ETA[/] 2m20s"  # 20 units in 40 s, 70 left
+    assert _eta(SimpleNamespace(units_total=10, units_done=10, units_skipped=0), 5.0).endswith(" 0s")
+    assert _eta(SimpleNamespace(units_total=10, units_done=3, units_skipped=3), 5.0).endswith("…")

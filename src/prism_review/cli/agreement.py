@@ -52,7 +52,11 @@ def agreement(
     async def _measure() -> dict[str, Any]:
         return dict(await measure(file, the_judge, limit))
 
-    metrics: dict[str, Any] = {"judge": judge, **asyncio.run(_measure())}
+    from prism_review.progress import showing
+
+    with showing():
+        measured = asyncio.run(_measure())
+    metrics: dict[str, Any] = {"judge": judge, **measured}
     if judge == "offline":
         from prism_review.agreement import offline_training_overlap
 

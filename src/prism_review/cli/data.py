@@ -114,14 +114,16 @@ def sample(
     from prism_review.data.errors import DataError
     from prism_review.data.sampling import draw_sample, metadata_from, write_manifest
     from prism_review.data.skips import SkipLog
+    from prism_review.progress import showing
 
     skips = SkipLog()
     try:
-        manifest = draw_sample(
-            metadata_from(source, skips), seed=seed, sizes=_parse_sizes(venue_size), default_size=size,
-            classes=[c.strip() for c in classes.split(",") if c.strip()], allocation=allocation,
-            venues=venue, source=source.name,
-        )  # fmt: skip
+        with showing(console):
+            manifest = draw_sample(
+                metadata_from(source, skips), seed=seed, sizes=_parse_sizes(venue_size), default_size=size,
+                classes=[c.strip() for c in classes.split(",") if c.strip()], allocation=allocation,
+                venues=venue, source=source.name,
+            )  # fmt: skip
     except (DataError, ValueError, KeyError) as exc:
         console.print(f"[red]error:[/] {exc}")
         raise typer.Exit(1) from None

@@ -23,9 +23,13 @@ def _progress_table(progress: Any, judge: Any, t0: float) -> Table:
     def stat(name: str) -> Any:
         return getattr(stats, name, 0) if stats is not None else 0
 
+    from rich.progress_bar import ProgressBar
+
     t = Table.grid(padding=(0, 2))
     elapsed = time.perf_counter() - t0
     t.add_row(
+        ProgressBar(total=max(progress.units_total, 1), completed=progress.units_done, width=24),
+        _eta(progress, elapsed),
         f"[bold]papers[/] {progress.papers_done}/{progress.papers_total}",
         f"[bold]units[/] {progress.units_done}/{progress.units_total}"
         + (f" ({progress.units_skipped} resumed)" if progress.units_skipped else ""),
@@ -37,6 +41,18 @@ def _progress_table(progress: Any, judge: Any, t0: float) -> Table:
         f"{elapsed:.1f}s",
     )
     return t
+
+
+def _eta(progress: Any, elapsed: float) -> str:
+    """Time left at the pace of the units computed so far (resumed units are not work)."""
+    done = progress.units_done - progress.units_skipped
+    left = progress.units_total - progress.units_done
+    if left <= 0:
+        return "[bold]ETA[/] 0s"
+    if done <= 0 or elapsed <= 0:
+        return "[bold]ETA[/] …"
+    seconds = int(left * elapsed / done)
+    return f"[bold]ETA[/] {seconds // 60}m{seconds % 60:02d}s" if seconds >= 60 else f"[bold]ETA[/] {seconds}s"
 
 
 def evaluate(
