@@ -27,10 +27,18 @@ class _Reporter:
     @contextlib.contextmanager
     def task(self, description: str, total: int | None) -> Iterator[Advance]:
         tid = self.progress.add_task(description, total=total)
+
+        def advance(n: int = 1) -> None:
+            self.progress.advance(tid, n)
+
         try:
-            yield lambda n=1: self.progress.advance(tid, n)
+            yield advance
         finally:
             self.progress.stop_task(tid)
+
+
+def _nothing(n: int = 1) -> None:
+    """The advance of a task nobody watches."""
 
 
 _reporter: ContextVar[_Reporter | None] = ContextVar("prism_progress", default=None)
@@ -41,7 +49,7 @@ def task(description: str, total: int | None = None) -> Iterator[Advance]:
     """A unit of long work: ``with task("scoring", n) as advance: ... advance(1)``."""
     rep = _reporter.get()
     if rep is None:
-        yield lambda n=1: None
+        yield _nothing
         return
     with rep.task(description, total) as advance:
         yield advance

@@ -207,6 +207,7 @@ async def run_evaluation(
             try:
                 paper = layout.load_paper(venue, pid)
                 meta = dict(layout.paper_meta(venue, pid))
+                meta.setdefault("title", paper.title or None)  # the report's search reads it
             except DataError as exc:  # the paper cannot be read: skip it, say why, go on
                 load_errors.append(_load_error(venue, pid, None, exc))
                 continue

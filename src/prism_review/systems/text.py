@@ -97,6 +97,7 @@ def human_text(review: Review, dimension: str) -> str:
         depth = ("summary", "strengths", "weaknesses")
         return _render_or_whole(review, _with_combined(secs, _select(secs, depth), depth))
     # flaws
+    wanted: tuple[str, ...]
     if venue == "ICLR2024":
         wanted = ("summary", "weaknesses", "questions")
         picked = _with_combined(secs, _select(secs, wanted), wanted)
