@@ -118,7 +118,7 @@ def _error(exc: Exception, what: str, endpoint: str) -> DownloadError:
     return DownloadError(f"{what}: {type(exc).__name__}: {exc}")
 
 
-def _connection_error(exc: Exception) -> bool:
+def _connection_error(exc: BaseException) -> bool:
     return type(exc).__name__ in {"ConnectError", "ConnectTimeout"} or isinstance(exc, ConnectionError)
 
 
