@@ -87,8 +87,8 @@ def evaluate(
         int | None,
         typer.Option(
             "--limit",
-            help="Per venue, the first N papers (manifest order, else sorted ids) that have a "
-            "review by a selected system (--system; all systems when not given)",
+            help="Per venue, the first N papers in the source's order (--sample, else the "
+            "200-paper manifest, else sorted ids), counted before --system filters reviews",
         ),
     ] = None,
     out: Annotated[Path | None, typer.Option("--out", help="Run folder (re-run with the same folder to resume)")] = None,
@@ -124,13 +124,10 @@ def evaluate(
     """Evaluate reviews on PRISM's dimensions; resumable; writes results, summary and report."""
     import time
 
-<<<<<<< HEAD
     from prism_review.data.errors import DataError
+    from prism_review.names import UnknownNameError, check_choice
     from prism_review.pipelines.engines import ENGINES
     from prism_review.pipelines.ray_engine import RayEngine
-=======
-    from prism_review.names import UnknownNameError, check_choice
->>>>>>> d9b926b (prism evaluate: unknown --venue/--system/--dimension/--human-aggregation names exit 2 listing the valid names closest first (they ran 0 units or raised KeyError); --limit counts papers with a review by a selected system (--system gpt4 --limit 1 ran 0 units on the demo); Table 1, figures and report name systems by the id results.jsonl and --system use)
     from prism_review.pipelines.runner import (
         EvalOptions,
         Progress,
@@ -228,16 +225,11 @@ def evaluate(
                 progress.on_update = lambda p: live.update(_progress_table(p, the_judge, t0))
                 result = run()
                 live.update(_progress_table(progress, the_judge, t0))
-<<<<<<< HEAD
     except DataError as exc:  # the --data or --sample path is not something we can read
         console.print(f"[red]error:[/] {exc}", soft_wrap=True, markup=False, highlight=False)
         raise typer.Exit(2) from exc
-    except RunSettingsError as exc:
-        console.print(f"[red]error:[/] {exc}")
-=======
     except (RunSettingsError, UnknownNameError) as exc:
         console.print(f"[red]error:[/] {escape(str(exc))}", soft_wrap=True, highlight=False)
->>>>>>> d9b926b (prism evaluate: unknown --venue/--system/--dimension/--human-aggregation names exit 2 listing the valid names closest first (they ran 0 units or raised KeyError); --limit counts papers with a review by a selected system (--system gpt4 --limit 1 ran 0 units on the demo); Table 1, figures and report name systems by the id results.jsonl and --system use)
         raise typer.Exit(2) from exc
     except Exception as exc:
         from prism_review.pipelines.runner import _is_fatal

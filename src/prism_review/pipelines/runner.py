@@ -140,13 +140,8 @@ async def run_evaluation(
     progress = progress or Progress()
     out = Path(opts.out)
     out.mkdir(parents=True, exist_ok=True)
-<<<<<<< HEAD
     source = open_source(opts.data) if opts.data else LayoutSource(demo_root())
-=======
-    root = find_data_root(Path(opts.data)) if opts.data else demo_root()
-    layout = EvalLayout(root)
-    venues, wanted_systems = _selection(opts, layout)  # unknown names raise UnknownNameError
->>>>>>> d9b926b (prism evaluate: unknown --venue/--system/--dimension/--human-aggregation names exit 2 listing the valid names closest first (they ran 0 units or raised KeyError); --limit counts papers with a review by a selected system (--system gpt4 --limit 1 ran 0 units on the demo); Table 1, figures and report name systems by the id results.jsonl and --system use)
+    wanted_systems = _selection(opts, source)  # unknown names raise UnknownNameError
     dims = [get_dimension(n) for n in (opts.dimensions or _all_dimensions())]
     if judge is None:
         judge_opts = dict(opts.judge_options)
@@ -190,46 +185,7 @@ async def run_evaluation(
         memo_store=memo,
     )
 
-<<<<<<< HEAD
-    wanted_systems = _norm_systems(opts.systems)
     load_errors: list[dict[str, Any]] = []
-=======
-    load_errors: list[dict[str, Any]] = []
-    work: list[tuple[Dimension, WorkUnit]] = []
-    for venue in venues:
-        ids = layout.paper_ids(venue)
-        present = layout.systems(venue)
-        systems = [s for s in present if not opts.systems or s in wanted_systems]
-        taken = 0  # --limit counts papers with a review by a selected system
-        for pid in ids:
-            if opts.limit is not None and taken >= opts.limit:
-                break
-            try:
-                paper = layout.load_paper(venue, pid)
-                meta = dict(layout.paper_meta(venue, pid))
-                meta.setdefault("title", paper.title or None)  # the report's search reads it
-            except DataError as exc:  # the paper cannot be read: skip it, say why, go on
-                load_errors.append(_load_error(venue, pid, None, exc))
-                continue
-            reviews: dict[str, list[Any]] = {}
-            for s in present:
-                try:
-                    reviews[s] = layout.load_reviews(venue, pid, s)
-                except DataError as exc:  # this system's file is malformed: the others still run
-                    load_errors.append(_load_error(venue, pid, s, exc))
-                    reviews[s] = []
-            if not any(reviews.get(s) for s in systems):
-                continue  # nothing of the selected systems to evaluate on this paper
-            taken += 1
-            progress.papers_total += 1
-            for dim in dims:
-                for unit in dim.work_units(paper, reviews, systems):
-                    unit.extra.setdefault("meta", meta)
-                    work.append((dim, unit))
-
-    for problem in getattr(layout, "problems", []):
-        load_errors.append(_load_error("", "", None, problem))
->>>>>>> d9b926b (prism evaluate: unknown --venue/--system/--dimension/--human-aggregation names exit 2 listing the valid names closest first (they ran 0 units or raised KeyError); --limit counts papers with a review by a selected system (--system gpt4 --limit 1 ran 0 units on the demo); Table 1, figures and report name systems by the id results.jsonl and --system use)
     errors_path = out / "errors.jsonl"
     sample = read_sample(opts.sample) if opts.sample else None
     runtime = getattr(judge, "runtime", None)
@@ -252,6 +208,7 @@ async def run_evaluation(
                 load_errors.append(_load_error(item.venue, item.paper_id, system, exc))
             if item.paper is None:
                 continue
+            item.meta.setdefault("title", item.paper.title or None)  # the report's search reads it
             progress.papers_total += 1
             systems = [s for s in item.reviews if not opts.systems or s in wanted_systems]
             units = []
@@ -438,10 +395,16 @@ def _all_dimensions() -> list[str]:
     return dimension_names()
 
 
-def _selection(opts: EvalOptions, layout: Any) -> tuple[list[str], set[str]]:
-    """The venues to run and the selected system ids. A ``--venue``, ``--system`` or
-    ``--dimension`` name the data (or the registry) does not hold raises
-    :class:`~prism_review.names.UnknownNameError`, listing the valid names closest first."""
+def _norm_venues(names: list[str]) -> set[str]:
+    from prism_review.venues import get_venue
+
+    return _canonical_ids(names, lambda n: get_venue(n).id)
+
+
+def _selection(opts: EvalOptions, source: Any) -> set[str]:
+    """The selected system ids. A ``--venue``, ``--system`` or ``--dimension`` name that the
+    data (or the registry) does not hold raises :class:`~prism_review.names.UnknownNameError`,
+    listing the valid names closest first."""
     from prism_review.names import UnknownNameError
     from prism_review.venues import get_venue
 
@@ -449,7 +412,7 @@ def _selection(opts: EvalOptions, layout: Any) -> tuple[list[str], set[str]]:
     for name in opts.dimensions:
         if name not in known_dims:
             raise UnknownNameError("dimension", name, known_dims)
-    present = layout.venues()
+    present = source.venues()
     venues = present
     if opts.venues:
         wanted: set[str] = set()
@@ -459,15 +422,14 @@ def _selection(opts: EvalOptions, layout: Any) -> tuple[list[str], set[str]]:
             except KeyError:
                 vid = None
             if vid not in present:
-                raise UnknownNameError("venue", name, present, where=str(layout.root))
+                raise UnknownNameError("venue", name, present, where=str(source.path))
             wanted.add(str(vid))
         venues = [v for v in present if v in wanted]
-    systems = sorted({s for v in venues for s in layout.systems(v)})  # registers BYO systems
-    chosen = _norm_systems(opts.systems)
+    systems = sorted({s for v in venues for s in source.systems(v)})  # registers BYO systems
     for name in opts.systems:
         if next(iter(_norm_systems([name]))) not in systems:
-            raise UnknownNameError("system", name, systems, where=f"{', '.join(venues)} of {layout.root}")
-    return venues, chosen
+            raise UnknownNameError("system", name, systems, where=f"{', '.join(venues)} of {source.path}")
+    return _norm_systems(opts.systems)
 
 
 def _norm_systems(names: list[str]) -> set[str]:
