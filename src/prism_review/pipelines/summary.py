@@ -208,7 +208,7 @@ def group_legend(groups: Iterable[str]) -> list[str]:
     if HUMAN_ONLY_GROUP in groups:
         out.append(
             f"**{HUMAN_ONLY_GROUP}**: Flaws only. The human reviews scored against a bank built from "
-            "the human reviews alone, with no LLM review pooled in. **Human** is the mean over "
+            "the human reviews alone, with no LLM review pooled in. **human** is the mean over "
             "the LLM pairings, where each system's review is pooled with the humans (PRISM's "
             "setting). The two are kept apart and are never averaged together."
         )
