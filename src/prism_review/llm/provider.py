@@ -44,7 +44,7 @@ except ImportError:  # pragma: no cover - depends on the installed SDK major
     from httpx import Response as _Response  # type: ignore[assignment]
 
 from prism_review.llm.budget import allowed_max_tokens, is_model_wide
-from prism_review.llm.errors import ConfigError, FatalProviderError, ProviderError
+from prism_review.llm.errors import ConfigError, FatalProviderError, ProviderError, TransportError
 from prism_review.llm.limits import retry_after_seconds
 
 log = logging.getLogger("prism_review.llm")
@@ -60,6 +60,15 @@ _KEY_VARS = {"openai": ("OPENAI_API_KEY",), "gemini": ("GEMINI_API_KEY", "GOOGLE
 _LABEL = {"openai": "OpenAI", "gemini": "Gemini", "openai-compatible": "OpenAI-compatible server"}
 #: response formats tried in order; a server that rejects one gets the next
 RESPONSE_MODES = ("json_schema", "json_object", "text")
+
+
+class ServerUnreachable(FatalProviderError, TransportError):
+    """No connection to a server that never answered (wrong URL, server not started): fatal,
+    as no retry fixes it, and a transport failure, as no reply came (nothing is written)."""
+
+    def __init__(self, message: str, *, provider: str) -> None:
+        ProviderError.__init__(self, message, provider=provider)
+        self.step = ""
 
 
 @dataclass(frozen=True)
@@ -319,8 +328,8 @@ class OpenAICompatibleAPI:
             if not self._reached and isinstance(exc.__cause__, _ConnectError):
                 # refused or unresolvable before the server ever answered: a wrong URL or a
                 # server that is not running, which no retry fixes
-                return FatalProviderError(f"{label}: cannot connect to {self.base_url}; is the "
-                                          "server running at that URL?", provider=self.provider)
+                return ServerUnreachable(f"{label}: cannot connect to {self.base_url}; is the "
+                                         "server running at that URL?", provider=self.provider)
             return ProviderError(f"{label}: cannot connect to {self.base_url}",
                                  provider=self.provider, retryable=True)
         if isinstance(exc, openai.APIStatusError):
