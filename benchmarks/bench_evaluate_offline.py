@@ -5,7 +5,7 @@ Each dimension runs in a fresh run folder (no resume) in this process after one 
 judge + metric time. The DoA encoder's per-sentence cache is emptied before every timed run,
 and so is the novelty embedder's, so no sentence vector computed in the warm-up is reused. Prints reviews/second (rows written per second) and units/second.
 
-    .venv/bin/python benchmarks/bench_evaluate_offline.py [--repeat 3] [--data DATA_ROOT]
+    .venv/bin/python benchmarks/bench_evaluate_offline.py [--repeat 3] [--data DATA_ROOT] [--dimension D ...]
 """
 
 from __future__ import annotations
@@ -31,12 +31,13 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--data", type=Path, default=None)
+    ap.add_argument("--dimension", action="append", choices=DIMENSIONS, help="only these (default: all)")
     args = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="prism-bench-"))
     os.environ.setdefault("PRISM_CACHE_DIR", str(tmp / "cache"))
     print(f"load average: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     print(f"{'dimension':<18}{'units':>7}{'rows':>7}{'seconds':>10}{'rows/s':>10}{'units/s':>10}")
-    for dim in DIMENSIONS:
+    for dim in args.dimension or DIMENSIONS:
         # warm-up: models, index, imports
         asyncio.run(
             run_evaluation(

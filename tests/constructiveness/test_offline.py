@@ -190,3 +190,43 @@ def test_offline_arcs_compute_hand_features_once(monkeypatch: pytest.MonkeyPatch
         assert (rub[dim][0] == y).all() and (rub[dim][1] == level).all()
         assert [a[dim] for a in arcs] == [int(v) for v in level]
     assert models.comment_types(texts, shared) == alone[1]
+
+
+def test_prose_sentences_making_one_point_stay_one_comment() -> None:
+    review = (
+        "**Weaknesses:**\n"
+        "The method is slow on long inputs. This is because attention is quadratic in length. "
+        "The authors should report wall-clock time. Also, the writing is unclear in Section 3.\n\n"
+        "The related work omits sparse attention.\n"
+    )
+    texts = [s.text for s in segment_review(review)]
+    assert texts == [
+        # a problem, its reason and its fix: one point, scored whole
+        "The method is slow on long inputs. This is because attention is quadratic in length. "
+        "The authors should report wall-clock time.",
+        "Also, the writing is unclear in Section 3.",
+        "The related work omits sparse attention.",
+    ]
+    for s in segment_review(review):
+        assert review[s.start : s.end] == s.text
+
+
+def test_independent_statements_and_run_on_lists_are_cut_into_points() -> None:
+    strengths = "The approach is novel. The experiments cover four datasets. The code is released."
+    assert len(segment_review(strengths)) == 3
+    run_on = "Weaknesses:\n1. The ablation of the gating loss is missing. 2. Eq. 3 has a sign error. (3) Table 2 has no variance.\n"
+    texts = [s.text for s in segment_review(run_on)]
+    assert texts == [
+        "The ablation of the gating loss is missing.",
+        "2. Eq. 3 has a sign error.",
+        "(3) Table 2 has no variance.",
+    ]
+
+
+def test_a_long_prose_point_is_cut_after_the_sentence_cap() -> None:
+    from prism_review.judge.constructiveness.segment import MAX_POINT_SENTENCES
+
+    chained = "The loss is unstable. " + " ".join(["This is because the gate saturates."] * 6)
+    segs = segment_review(chained)
+    assert len(segs) == 2
+    assert segs[0].text.count(".") == MAX_POINT_SENTENCES

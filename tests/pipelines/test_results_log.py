@@ -61,8 +61,20 @@ def test_wrong_schema_version_is_refused(tmp_path):
         ResultsLog(path)
 
 
-def test_garbage_line_names_file_and_line(tmp_path):
+def test_garbage_line_is_quarantined_and_named_the_rest_resumes(tmp_path):
+    path = tmp_path / "results.jsonl"
+    good = [_rows("u1", 1)[0].model_dump_json(), _rows("u2", 1)[0].model_dump_json()]
+    path.write_text(good[0] + "\nnot json\n" + good[1] + "\n")
+    log = ResultsLog(path)
+    assert log.is_done("depth", "u1") and log.is_done("depth", "u2")
+    assert len(log.quarantined) == 1 and "results.jsonl: line 2" in log.quarantined[0]
+    assert log.quarantine_path.read_text() == "not json\n"
+    assert path.read_text() == good[0] + "\n" + good[1] + "\n"  # rewritten without it
+    assert ResultsLog(path).quarantined == []  # moved once
+
+
+def test_read_only_reader_names_a_damaged_line(tmp_path):
     path = tmp_path / "results.jsonl"
     path.write_text(_rows("u1", 1)[0].model_dump_json() + "\nnot json\n")
     with pytest.raises(ResultsLogError, match=r"results.jsonl: line 2"):
-        ResultsLog(path)
+        read_results(path)

@@ -37,16 +37,16 @@ def test_figures_are_written_next_to_the_report_with_clipped_bars(tmp_path):
         assert (tmp_path / f"{stem}.svg").read_text().lstrip().startswith("<?xml")
 
 
-def test_header_links_rows_not_scored_and_unreadable_inputs(tmp_path):
+def test_header_links_rows_not_scored_and_skipped_inputs(tmp_path):
     rows = [
         ResultRow(dimension="depth", venue="ICLR2024", paper_id="p1", system="sea", reviewer_id="sea",
                   unit_key="p1/sea", metrics={"doa": 0.5}),
         ResultRow(dimension="depth", venue="ICLR2024", paper_id="p2", system="sea", reviewer_id="sea",
                   unit_key="p2/sea", metrics={"doa": None}, status="unscored", error="reply unparsable"),
     ]  # fmt: skip
-    (tmp_path / "errors.jsonl").write_text('{"kind": "input", "error": "bad"}\n{"dimension": "depth"}\n')
     dims = [get_dimension("depth")]
-    page = write_html(tmp_path, rows, summarize(rows, dims), dims, {}).read_text()
+    manifest = {"inputs_skipped": ["ICLR2024/sea/p3.txt: empty"]}
+    page = write_html(tmp_path, rows, summarize(rows, dims), dims, manifest).read_text()
     assert '<a href="#not-scored">1 rows not scored</a>' in page
-    assert '<a href="errors.jsonl">1 unreadable input(s)</a>' in page
     assert 'id="not-scored"' in page and "reply unparsable" in page
+    assert "1 inputs skipped" in page and '<a href="errors.jsonl">errors.jsonl</a>' in page

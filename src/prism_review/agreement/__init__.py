@@ -27,6 +27,18 @@ _BUILTIN = {
 }
 
 
+#: each built-in dataset's standard file, relative to the shared data folder (``shared/data``):
+#: what ``prism agreement --dataset all`` measures
+DEFAULT_FILES: dict[str, str] = {
+    "disapere": "labels/disapere/dev.jsonl",
+    "disapere-novelty": "labels/disapere/dev.jsonl",
+    "substanreview": "labels/substanreview/train.jsonl",
+    "revutil": "labels/revutil/dev.jsonl",
+    "revutil-llm-reviews": "demo-sources/revutil-llm-reviews/llm_reviews.jsonl",
+    "perturbation-verifier": "perturbation/verifier_gold_dev.jsonl",
+}
+
+
 def register_dataset(name: str) -> Callable[[MeasureFn], MeasureFn]:
     """Register ``fn(path, judge, limit) -> metrics`` under ``name``; duplicates raise."""
 
@@ -64,6 +76,10 @@ OFFLINE_TRAINED_ON: dict[str, str] = {
     "ed557d9402ccaa3a30d1ea6182dd33050340833e8ae9f9409ba5ab61a1b34f09": (
         "RevUtil dev: the constructiveness D1-D3 scorers and the depth grounding model were "
         "fitted on it (see the model cards for grouped cross-validated figures)"
+    ),
+    "0d82eb1d76715a1b57754f3486ebffbca07cf1087bf5fcd575d4d5cf70e01924": (
+        "RevUtil GPT-4o labels: the constructiveness D2/D3 scorers were fitted on them too "
+        "(LLM labels; never measure on them)"
     ),
     "96e1fe6ca1a92f90e5063809c7f05197872fa4cfa2ffebd737c6a6d2db3b48f7": (
         "RevUtil LLM reviews: the flaw validity thresholds were chosen on it (grouped CV: "

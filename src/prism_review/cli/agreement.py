@@ -15,10 +15,15 @@ def agreement(
         str,
         typer.Option(
             "--dataset",
-            help="disapere | disapere-novelty | substanreview | revutil | revutil-llm-reviews | perturbation-verifier",
+            help="disapere | disapere-novelty | substanreview | revutil | revutil-llm-reviews | "
+            "perturbation-verifier | all (each on its standard file, then the offline judge's fidelity card)",
         ),
     ],
-    file: Annotated[Path, typer.Option("--file", help="Human-labelled JSONL file (see shared/data/README.md)")],
+    file: Annotated[
+        Path | None,
+        typer.Option("--file", help="Human-labelled JSONL file (see shared/data/README.md); with "
+                     "--dataset all, the shared data folder (default: the one beside the clone)"),
+    ] = None,
     judge: Annotated[str, typer.Option("--judge", help="offline | openai/<model> | gemini/<model> | ...")] = "offline",
     limit: Annotated[int | None, typer.Option("--limit", help="Only the first N records")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one flat JSON object")] = False,
@@ -30,6 +35,12 @@ def agreement(
     from prism_review.agreement import get_dataset
     from prism_review.llm import make_judge
 
+    if dataset == "all":
+        _all(file, judge, limit, as_json, base_url, config, concurrency)
+        return
+    if file is None:
+        typer.echo("error: --file is required (except with --dataset all)", err=True)
+        raise typer.Exit(2)
     if not file.exists():
         typer.echo(f"error: {file} does not exist", err=True)
         raise typer.Exit(2)
@@ -57,6 +68,14 @@ def agreement(
     with showing():
         measured = asyncio.run(_measure())
     metrics: dict[str, Any] = {"judge": judge, **measured}
+    _warn_in_sample(metrics, file, judge)
+    if as_json:
+        typer.echo(json.dumps(metrics, sort_keys=True))
+        return
+    _print_metrics(metrics)
+
+
+def _warn_in_sample(metrics: dict[str, Any], file: Path, judge: str) -> None:
     if judge == "offline":
         from prism_review.agreement import offline_training_overlap
 
@@ -64,13 +83,84 @@ def agreement(
         if overlap:
             metrics["warning"] = f"in-sample: the offline judge was trained or tuned on this file ({overlap})"
             typer.echo(f"warning: {metrics['warning']}", err=True)
-    if as_json:
-        typer.echo(json.dumps(metrics, sort_keys=True))
-        return
+
+
+def _print_metrics(metrics: dict[str, Any]) -> None:
     width = max(len(k) for k in metrics)
     for k, v in metrics.items():
         val = f"{v:.4f}" if isinstance(v, float) else str(v)
         typer.echo(f"{k.ljust(width)}  {val}")
+
+
+def _all(
+    folder: Path | None,
+    judge: str,
+    limit: int | None,
+    as_json: bool,
+    base_url: str | None,
+    config: Path | None,
+    concurrency: int,
+) -> None:
+    """Every built-in dataset on its standard file under ``folder``, then the fidelity card.
+    A missing file is said and counted (exit 1), never silently left out."""
+    from prism_review.agreement import DEFAULT_FILES, get_dataset
+    from prism_review.llm import make_judge
+    from prism_review.report.fidelity import CardError, load_card, render_card
+    from prism_review.testing.shared import DATA
+
+    root = folder if folder is not None else DATA
+    opts: dict[str, Any] = {"concurrency": concurrency}
+    if base_url:
+        opts["base_url"] = base_url
+    if config:
+        opts["config_path"] = config
+    try:
+        the_judge = make_judge(judge, **opts)
+    except Exception as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from exc
+    results: dict[str, Any] = {}
+    missing: list[str] = []
+    for name, rel in DEFAULT_FILES.items():
+        path = root / rel
+        if not path.is_file():
+            missing.append(f"{name}: {path} does not exist")
+            continue
+        measure = get_dataset(name)
+
+        async def _measure(p: Path = path, fn: Any = measure) -> dict[str, Any]:
+            return dict(await fn(p, the_judge, limit))
+
+        metrics: dict[str, Any] = {"file": str(path), **asyncio.run(_measure())}
+        _warn_in_sample(metrics, path, judge)
+        results[name] = metrics
+        if not as_json:
+            typer.echo(f"## {name} ({path}) · judge {judge}")
+            _print_metrics(metrics)
+            typer.echo("")
+    try:
+        card = load_card()
+    except CardError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from exc
+    if as_json:
+        out = {
+            "judge": judge,
+            "datasets": results,
+            "skipped": missing,
+            "fidelity_card": [
+                {"dimension": e.dimension, "metric": e.metric, "label": e.label, "class": e.cls,
+                 "figure": e.figure, "command": e.command, "status": e.status, "owner": e.owner}
+                for e in card.entries
+            ],
+        }
+        typer.echo(json.dumps(out, sort_keys=True))
+    else:
+        typer.echo(render_card(card))
+    for m in missing:
+        typer.echo(f"skipped: {m}", err=True)
+    if missing:
+        raise typer.Exit(1)
 
 
 def register(app: typer.Typer) -> None:

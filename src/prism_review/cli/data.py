@@ -137,12 +137,17 @@ def validate(
     ] = False,
 ) -> None:
     """Check a PRISM evaluation layout; print every problem and exit 1 if there is any."""
-    from prism_review.data.layout import validate_layout
+    from prism_review.data.layout import LayoutProblem, validate_layout
 
+    skips: list[LayoutProblem] = []
     if partial:
-        problems = validate_layout(root, venues=venue, require_all_systems=False)
+        problems = validate_layout(root, venues=venue, require_all_systems=False, skips=skips)
     else:
-        problems = validate_layout(root, venues=venue)
+        problems = validate_layout(root, venues=venue, skips=skips)
+    for s in skips:
+        typer.echo(f"skipped: {s}")
+    if skips:
+        console.print(f"[yellow]{len(skips)} input(s) skipped[/] (evaluated without them; not errors)")
     for p in problems:
         where = p.path + (f" [{p.field}]" if p.field else "")
         typer.echo(f"{where}: {p.message}")

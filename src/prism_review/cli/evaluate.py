@@ -124,13 +124,16 @@ def evaluate(
     """Evaluate reviews on PRISM's dimensions; resumable; writes results, summary and report."""
     import time
 
+    from prism_review.atomic import disk_error
     from prism_review.data.errors import DataError
     from prism_review.names import UnknownNameError, check_choice
     from prism_review.pipelines.engines import ENGINES
     from prism_review.pipelines.ray_engine import RayEngine
+    from prism_review.pipelines.results import ResultsLogError
     from prism_review.pipelines.runner import (
         EvalOptions,
         Progress,
+        RunFolderBusy,
         RunSettingsError,
         build_judge,
         run_evaluation,
@@ -196,7 +199,9 @@ def evaluate(
     try:
         the_judge = build_judge(opts)
     except Exception as exc:  # bad provider spec or missing key: say so, no traceback
-        console.print(f"[red]error:[/] {exc}")
+        from prism_review.llm.credentials import mask_urls
+
+        console.print(f"[red]error:[/] {mask_urls(str(exc))}", markup=False, highlight=False)
         raise typer.Exit(2) from exc
     if engine not in ENGINES:
         console.print(f"[red]error:[/] unknown --engine {engine!r}; use one of {', '.join(ENGINES)}")
@@ -225,12 +230,12 @@ def evaluate(
                 progress.on_update = lambda p: live.update(_progress_table(p, the_judge, t0))
                 result = run()
                 live.update(_progress_table(progress, the_judge, t0))
-    except DataError as exc:  # the --data or --sample path is not something we can read
+    except (RunSettingsError, RunFolderBusy, ResultsLogError, DataError, UnknownNameError) as exc:
         console.print(f"[red]error:[/] {exc}", soft_wrap=True, markup=False, highlight=False)
         raise typer.Exit(2) from exc
-    except (RunSettingsError, UnknownNameError) as exc:
-        console.print(f"[red]error:[/] {escape(str(exc))}", soft_wrap=True, highlight=False)
-        raise typer.Exit(2) from exc
+    except OSError as exc:  # disk full, read-only folder: one line, finished units are kept
+        console.print(f"[red]error:[/] {disk_error(exc)}", soft_wrap=True, highlight=False)
+        raise typer.Exit(4) from exc
     except Exception as exc:
         from prism_review.pipelines.runner import _is_fatal
 
@@ -241,7 +246,11 @@ def evaluate(
         raise
     console.print(_progress_table(progress, the_judge, t0))
     if (Path(result.out) / "results.jsonl").is_file():
-        written = write_run_outputs(result.out, by_venue=by_venue, html=report)
+        try:
+            written = write_run_outputs(result.out, by_venue=by_venue, html=report)
+        except OSError as exc:
+            console.print(f"[red]error:[/] {disk_error(exc)}", soft_wrap=True, highlight=False)
+            raise typer.Exit(4) from exc
         _print_tables(written, by_venue=by_venue, out_dir=Path(result.out), html=report)
         files = ["results.jsonl", "summary.csv", "summary.md"] + (["report.html"] if report else [])
         console.print(f"wrote {', '.join(files)} in {result.out}/")
@@ -258,12 +267,13 @@ def evaluate(
         f"[green]done[/] in {result.seconds:.1f}s: {result.units_done} units "
         f"({result.units_skipped} resumed, {result.units_failed} failed) → {result.out}/"
     )
-    if result.input_problems:
+    skipped = result.input_problems + result.input_skips
+    if skipped:
         console.print(
-            f"[yellow]{len(result.input_problems)} input problem(s)[/] (those reviews were skipped; "
-            f"details in {result.out}/errors.jsonl):"
+            f"[yellow]{len(skipped)} input(s) skipped[/] ({len(result.input_problems)} input problem(s), "
+            f"{len(result.input_skips)} counted skip(s); details in {result.out}/errors.jsonl):"
         )
-        for msg in result.input_problems[:10]:
+        for msg in skipped[:10]:
             console.print(f"  - {msg}", soft_wrap=True, markup=False, highlight=False)
     if result.units_failed:
         console.print(f"[yellow]{result.units_failed} unit(s) failed[/]: see {result.out}/errors.jsonl; re-run to retry them.")
@@ -277,22 +287,26 @@ def _print_tables(written: Any, *, by_venue: bool, out_dir: Path, html: bool) ->
     from rich.console import Console as _Console
 
     from prism_review.pipelines.summary import markdown_table
+    from prism_review.report.fidelity import run_note
     from prism_review.report.guide import table1_guide
 
     out = _Console()
     judge = written.manifest.get("judge", {}).get("judge", "?")
     mode = "compat" if written.manifest.get("compat") else "clean"
-    for title, header, body in written.tables(by_venue=by_venue):
+    note = run_note(written.manifest, written.dims)
+    for i, (title, header, body) in enumerate(written.tables(by_venue=by_venue)):
         heading = f"{title} · judge {judge} · mode {mode}"
         if not out.is_terminal:  # a pipe or a log file: plain markdown, nothing cut
             typer.echo(f"{heading}\n\n{markdown_table(header, body)}\n")
-            continue
-        t = Table(title=heading, title_justify="left")
-        for i, h in enumerate(header):
-            t.add_column(h, justify="left" if i == 0 else "right", overflow="fold")
-        for row in body:
-            t.add_row(*row)
-        out.print(t)
+        else:
+            t = Table(title=heading, title_justify="left")
+            for j, h in enumerate(header):
+                t.add_column(h, justify="left" if j == 0 else "right", overflow="fold")
+            for row in body:
+                t.add_row(*row)
+            out.print(t)
+        if i == 0 and note:  # under Table 1: what the offline judge's numbers cannot be read as
+            typer.echo("\n".join(note) + "\n")
     for line in table1_guide(written.summary, written.manifest, out_dir, html=html):
         out.print(line, soft_wrap=True, markup=False, highlight=False)
 

@@ -37,13 +37,13 @@ def build(
         streams.append(sources.docs_from_venue_dir(p, skips=skips))
         names.append(f"venue-dir:{p}")
     for p in jsonl or []:
-        streams.append(sources.docs_from_jsonl(p))
+        streams.append(sources.docs_from_jsonl(p))  # strict: a bad line refuses, the old index stays
         names.append(f"jsonl:{p}")
     for p in data or []:
-        streams.append(sources.docs_from_layout(p))
+        streams.append(sources.docs_from_layout(p, skips))
         names.append(f"data:{p}")
     if demo:
-        streams.append(sources.docs_from_demo())
+        streams.append(sources.docs_from_demo(skips))
         names.append("demo")
     if not streams:
         typer.echo("error: give at least one source (--corpus, --venue-dir, --jsonl, --data or --demo)", err=True)

@@ -398,7 +398,7 @@ def perturbation_score(
         by_id, merged = load_comments(comments, skipped)
     except DataError as exc:
         raise _fail(str(exc)) from exc
-    for skip in skipped.skips:  # unreadable comment lines are left out: say so
+    for skip in [*reader.skips.skips, *skipped.skips]:  # unreadable or repeated lines: say so
         console.print(f"skipped {skip}", style="yellow", markup=False, soft_wrap=True)
     unknown = sorted(set(by_id) - {r.id for r in data})
     result, per_row = _run(score_perturbations(
@@ -407,7 +407,7 @@ def perturbation_score(
         fuzzy_threshold=threshold if threshold is not None and method == "fuzzy" else FUZZY_RATIO,
         concurrency=concurrency))
     result.update(comments_file=str(comments), n_entries_merged=merged, unknown_comment_ids=unknown[:20],
-                  n_comment_lines_unreadable=len(skipped))  # fmt: skip
+                  n_comment_lines_unreadable=len(skipped), n_rows_skipped=len(reader.skips))  # fmt: skip
     result.update(n_edits_scored_computed=data_counts.get("scored_computed", 0),
                   n_edits_scored_disagrees_with_window=data_counts.get("scored_disagrees_with_window", 0))
     if result["method"] == "location":

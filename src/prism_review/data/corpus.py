@@ -24,6 +24,7 @@ import pyarrow.parquet as pq
 
 from prism_review.data.errors import DataError
 from prism_review.data.grobid import parse_grobid_bib
+from prism_review.data.limits import loads
 from prism_review.data.reviews import human_review, parse_reviews_field
 from prism_review.data.skips import SkipLog
 from prism_review.records import BibEntry, Decision, DecisionKind, Paper, Review
@@ -194,10 +195,18 @@ class CorpusReader:
                 yield from batch.to_pylist()
 
     def __iter__(self) -> Iterator[CorpusRecord]:
+        seen: set[tuple[str, str]] = set()
         for row in self.iter_rows():
             rec = self.to_record(row)
-            if rec is not None:
-                yield rec
+            if rec is None:
+                continue
+            key = (rec.paper.venue, rec.paper.paper_id)
+            if key in seen:  # the first row of an id wins; a repeat would count the paper twice
+                self.skips.add(self.path, "duplicate paper id; this row skipped",
+                               field="paper_id", record=rec.paper.paper_id)
+                continue
+            seen.add(key)
+            yield rec
 
     def to_record(self, row: dict[str, Any]) -> CorpusRecord | None:
         """Convert one row; a row without a usable id or venue is skipped (and counted)."""
@@ -250,7 +259,7 @@ class CorpusReader:
         if not isinstance(raw, str) or not raw.strip():
             return []
         try:
-            return parse_grobid_bib(json.loads(raw), path=self.path)
+            return parse_grobid_bib(loads(raw), path=self.path)
         except json.JSONDecodeError as exc:
             self.skips.add(
                 self.path, f"invalid JSON ({exc.msg})", field="bibliography_json", record=pid
@@ -267,7 +276,7 @@ class CorpusReader:
         value = raw
         if isinstance(raw, str):
             try:
-                value = json.loads(raw)
+                value = loads(raw)
             except json.JSONDecodeError:
                 self.skips.add(self.path, "invalid JSON array", field=name, record=pid)
                 return []

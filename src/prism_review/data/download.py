@@ -25,7 +25,7 @@ from fnmatch import fnmatch
 from pathlib import Path
 
 from prism_review.data.errors import DataError
-from prism_review.data.venue_folder import unsafe_member
+from prism_review.data.safepath import unsafe_member
 
 DEFAULT_ENDPOINT = "https://huggingface.co"
 

@@ -17,6 +17,7 @@ import pyarrow.parquet as pq
 
 from prism_review.data.errors import DataError
 from prism_review.data.jsonl import iter_lines
+from prism_review.data.limits import loads
 from prism_review.venues import get_venue
 
 
@@ -34,7 +35,7 @@ def _first_jsonl_fields(path: Path) -> set[str]:
     for _, raw in iter_lines(path):
         if raw.strip():
             try:
-                obj = json.loads(raw.decode("utf-8"))
+                obj = loads(raw.decode("utf-8"))
             except (UnicodeDecodeError, json.JSONDecodeError) as exc:
                 raise DataError(path, f"first record is not JSON: {exc}") from exc
             return set(obj) if isinstance(obj, dict) else set()
@@ -93,7 +94,7 @@ def describe(path: Path) -> dict[str, Any]:
             counts[f"{rec.paper.venue} {decision_class(rec.paper.decision)}"] += 1
         facts.update(rows=reader.num_rows, row_groups=reader.num_row_groups, columns=len(reader.file_columns),
                       largest_row_group_mb=round(full.max_row_group_mb(), 1),
-                      by_venue_decision=dict(sorted(counts.items())), problems=reader.skips.summary())  # fmt: skip
+                      by_venue_decision=dict(sorted(counts.items())), problems=reader.skips.summary(), first_problems=[str(x) for x in reader.skips.skips[:10]])  # fmt: skip
     elif kind == "venue-folder":
         from prism_review.data.venue_folder import VenueFolder
 
@@ -103,7 +104,7 @@ def describe(path: Path) -> dict[str, Any]:
                          scraping_summary=None if summary is None else {
                              "total_processed": summary.total_processed,
                              "total_failed": summary.total_failed},
-                         grobid=vf.grobid_report().summary(), problems=vf.skips.summary())  # fmt: skip
+                         grobid=vf.grobid_report().summary(), problems=vf.skips.summary(), first_problems=[str(x) for x in vf.skips.skips[:10]])  # fmt: skip
     elif kind == "perturbation":
         from prism_review.data.perturbation import PerturbationReader
 
@@ -117,7 +118,7 @@ def describe(path: Path) -> dict[str, Any]:
                      text_withheld=preader.counts["text_withheld"],
                      hash_mismatch=preader.counts["hash_mismatch"],
                      offset_mismatch=preader.counts["offset_mismatch"],
-                     problems=preader.skips.summary())  # fmt: skip
+                     problems=preader.skips.summary(), first_problems=[str(x) for x in preader.skips.skips[:10]])  # fmt: skip
     elif kind == "proreviewer":
         from prism_review.data.proreviewer import ProReviewerReader
 
@@ -128,7 +129,7 @@ def describe(path: Path) -> dict[str, Any]:
             splits[item.split or "-"] += 1
             n_reviews += len(item.reviews)
         facts.update(papers=sum(splits.values()), by_split=dict(splits), reviews=n_reviews,
-                     problems=prreader.skips.summary())  # fmt: skip
+                     problems=prreader.skips.summary(), first_problems=[str(x) for x in prreader.skips.skips[:10]])  # fmt: skip
     else:
         facts["venues"] = _layout_counts(path)
     return facts

@@ -12,6 +12,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from prism_review.data import limits
+from prism_review.data.limits import loads
 from prism_review.data.skips import SkipLog
 
 _CHUNK = 1 << 20
@@ -42,13 +44,18 @@ def iter_jsonl(path: str | Path, skips: SkipLog) -> Iterator[tuple[int, dict[str
         if not raw.strip():
             continue
         where = f"line {lineno}"
+        if len(raw) > limits.MAX_LINE_BYTES:
+            limit = limits.MAX_LINE_BYTES
+            skips.add(path, f"line is {len(raw):,} bytes, over the {limit:,}-byte limit",
+                      record=where)
+            continue
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
             skips.add(path, f"not valid UTF-8 (byte {exc.start})", record=where)
             continue
         try:
-            obj = json.loads(text)
+            obj = loads(text)
         except json.JSONDecodeError as exc:
             skips.add(path, f"invalid JSON ({exc.msg} at char {exc.pos})", record=where)
             continue

@@ -22,8 +22,11 @@ from pathlib import Path
 from statistics import mean
 from typing import Any
 
+from prism_review.data import limits
 from prism_review.data.errors import DataError
 from prism_review.data.layout_check import LayoutProblem, validate_layout
+from prism_review.data.limits import cap_review, cap_text, loads
+from prism_review.data.safepath import UnsafePathError, check_id, inside
 from prism_review.records import Decision, Paper, Review
 from prism_review.systems.adapters import ADAPTERS, find_review_file, load_review_file
 from prism_review.systems.base import read_json, read_text
@@ -64,6 +67,27 @@ def venue_dirs(root: Path) -> dict[str, Path]:
             if vid not in found or child.name == vid:
                 found[vid] = child
     return {v: found[v] for v in VENUES if v in found}
+
+
+_VENUE_LIKE = re.compile(r"^[A-Za-z]+[_-]?\d{4}$")
+
+
+def unknown_folders(root: Path) -> list[Path]:
+    """Folders of ``root`` that look like venue folders (``NeurIPS2024``, or holding
+    ``papers/``) but name no known venue: they are skipped, so callers report them."""
+    if not root.is_dir():
+        return []
+    out = []
+    for child in sorted(root.iterdir()):
+        if child.name.startswith(".") or not child.is_dir():
+            continue
+        if not (_VENUE_LIKE.match(child.name) or (child / "papers").is_dir()):
+            continue
+        try:
+            get_venue(child.name)
+        except KeyError:
+            out.append(child)
+    return out
 
 
 def find_data_root(path: Path | str) -> Path:
@@ -157,10 +181,26 @@ class EvalLayout:
     def __init__(self, root: Path | str) -> None:
         self.root = Path(root)
         self._byo: dict[tuple[str, str], ByoSource] = {}
-        #: ``(path, note)`` for every review entry skipped because it held no text
+        #: ``(path, note)`` for every entry skipped by design (a review entry holding no text)
+        #: and every text cut to the length limits: counted, not errors
         self.skipped: list[tuple[str, str]] = []
-        #: unreadable rows of bring-your-own files (skipped; the rest of the file loads)
+        #: inputs skipped or cut, each naming its file (and row or field): unreadable BYO rows,
+        #: paths leading out of the data root, unsafe manifest ids, bad metadata rows, texts cut
+        #: to the length limits. Callers report them (``errors.jsonl``, the CLI summary).
         self.problems: list[DataError] = []
+        self._reported: set[str] = set()
+
+    def _problem(self, err: DataError) -> None:
+        """Record ``err`` once (the same folder is looked at for every paper)."""
+        if str(err) not in self._reported:
+            self._reported.add(str(err))
+            self.problems.append(err)
+
+    def _inside(self, path: Path) -> Path:
+        """``path`` when it resolves inside the data root (symlinks followed), else
+        :class:`UnsafePathError`."""
+        inside(self.root, path)
+        return path
 
     def venues(self) -> list[str]:
         """Canonical ids of the venues present, in registry order."""
@@ -188,11 +228,21 @@ class EvalLayout:
                 return self.paper_ids(venue)[:50]
             if path is None:
                 raise DataError(vdir / str(manifest), "manifest not found")
-            return read_manifest(path)
+            return self._read_manifest(path)
         default = self.manifest_path(venue, 200)
         if default.is_file():
-            return read_manifest(default)
+            try:
+                return self._read_manifest(self._inside(default))
+            except DataError as exc:  # unreadable or outside the root: the papers/ listing
+                self._problem(DataError(exc.path, exc.message + "; using the papers/ listing"))
         return list_paper_ids(vdir / "papers")
+
+    def _read_manifest(self, path: Path) -> list[str]:
+        unsafe: list[DataError] = []
+        ids = read_manifest(path, unsafe)
+        for err in unsafe:
+            self._problem(err)
+        return ids
 
     def _manifest(self, venue: str, manifest: str) -> Path | None:
         vdir = self.venue_dir(venue)
@@ -206,12 +256,23 @@ class EvalLayout:
         bring-your-own JSONL folders (sorted; registered in the system registry on discovery)."""
         vdir = self.venue_dir(venue)
         folders = builtin_folders()
-        out = [sid for folder, sid in folders.items() if (vdir / folder).is_dir()]
+        out = [sid for folder, sid in folders.items() if self._usable_dir(vdir / folder)]
         out.sort(key=lambda s: list(SYSTEMS).index(s))
-        for sid in byo_systems(vdir):
-            if sid not in out:
+        for sid in byo_systems(vdir, self._problem):
+            if sid not in out and self._usable_dir(vdir / get_system(sid).folder):
                 out.append(sid)
         return out
+
+    def _usable_dir(self, folder: Path) -> bool:
+        """True for a folder inside the data root; one leading out is reported and skipped."""
+        if not folder.is_dir():
+            return False
+        try:
+            inside(self.root, folder)
+        except UnsafePathError as exc:
+            self._problem(exc)
+            return False
+        return True
 
     def system_dir(self, venue: str, system: str) -> Path:
         """The folder of ``system`` in ``venue`` (a BYO folder is discovered on first use);
@@ -231,6 +292,7 @@ class EvalLayout:
         path = self.venue_dir(venue) / "human_reviews" / f"{paper_id}.json"
         if not path.is_file():
             return None
+        self._inside(path)
         data = _cached_json(str(path), path.stat().st_mtime_ns)
         if not isinstance(data, dict):
             raise DataError(path, f"expected a JSON object, got {type(data).__name__}")
@@ -248,13 +310,22 @@ class EvalLayout:
         path = self.venue_dir(venue) / METADATA_FILE
         if not path.is_file():
             return {}
-        return _cached_metadata(str(path), path.stat().st_mtime_ns)
+        try:
+            self._inside(path)
+            rows, bad = _cached_metadata(str(path), path.stat().st_mtime_ns)
+        except DataError as exc:  # unreadable: the papers still load, without this metadata
+            self._problem(exc)
+            return {}
+        for err in bad:
+            self._problem(err)
+        return rows
 
     def load_paper(self, venue: str, paper_id: str) -> Paper:
         """The paper: full text from ``papers/{id}.txt`` (else ``.grobid.txt``), title and
         abstract best effort, decision, meta-review and keywords from the human review file
         (else ``paper_metadata.jsonl``)."""
         vid = get_venue(venue).id
+        check_id(paper_id, source=self.venue_dir(venue), field="paper_id")
         pdir = self.venue_dir(venue) / "papers"
         path = next(
             (p for p in (pdir / f"{paper_id}.txt", pdir / f"{paper_id}.grobid.txt") if p.is_file()),
@@ -262,9 +333,13 @@ class EvalLayout:
         )
         if path is None:
             raise DataError(pdir / f"{paper_id}.txt", "paper text not found")
-        text = read_text(path)
+        text = read_text(self._inside(path))
         if not text.strip():
             raise DataError(path, "paper text is empty")
+        limit = limits.MAX_PAPER_CHARS
+        text, cut = cap_text(text, limit)
+        if cut:
+            self.skipped.append((str(path), f"paper text cut to {limit:,} characters ({cut:,} removed)"))
         info: dict[str, Any] = dict(self._metadata(venue).get(paper_id, {}))
         human = self._human_json_or_none(venue, paper_id)
         if human is not None:
@@ -288,31 +363,45 @@ class EvalLayout:
 
         ``system`` is an id, a folder or a label (``treereview``, ``tree``, ``TreeReview``).
         """
+        return [self._cap(r) for r in self._load_reviews(venue, paper_id, system)]
+
+    def _load_reviews(self, venue: str, paper_id: str, system: str) -> list[Review]:
         vid = get_venue(venue).id
+        check_id(paper_id, source=self.venue_dir(venue), field="paper_id")
         system = _builtin_id(system)
         if system in ADAPTERS:
             folder = self.venue_dir(venue) / SYSTEMS[system].folder
-            path = find_review_file(folder, system, paper_id) if folder.is_dir() else None
+            if not self._usable_dir(folder):
+                return []
+            path = find_review_file(folder, system, paper_id)
             if path is None:
                 return []
+            self._inside(path)
             if system == "human":
                 reviews, notes = load_human(path, paper_id, vid)
                 self.skipped.extend((str(path), n) for n in notes)
                 return reviews
             reviews = load_review_file(system, path, paper_id, vid)
             if not reviews:
-                self.skipped.append((str(path), "no review text"))
+                self._problem(DataError(path, "no review text"))
             return reviews
         key = (vid, system)
         if key not in self._byo:
             folder = self.system_dir(venue, system)
-            if not is_byo_folder(folder):
+            if not is_byo_folder(folder) or not self._usable_dir(folder):
                 return []
-            source = ByoSource(folder, system)
+            source = ByoSource(folder, system, root=self.root)
             source.index()
-            self.problems.extend(source.problems)
+            for err in source.problems:
+                self._problem(err)
             self._byo[key] = source
         return self._byo[key].reviews(paper_id, vid)
+
+    def _cap(self, review: Review) -> Review:
+        capped, cut = cap_review(review)
+        if cut is not None:
+            self.skipped.append((cut.path, cut.message))
+        return capped
 
     def paper_meta(self, venue: str, paper_id: str) -> dict[str, Any]:
         """``decision`` (raw), ``decision_kind``, ``accepted`` (bool|None), ``avg_rating`` (mean
@@ -353,28 +442,48 @@ def _builtin_id(system: str) -> str:
     return spec.id if spec.id in ADAPTERS else system
 
 
-def byo_systems(vdir: Path) -> list[str]:
-    """Bring-your-own system ids in a venue folder (registered on discovery; clashes skipped)."""
+def byo_systems(vdir: Path, report: Any = None) -> list[str]:
+    """Bring-your-own system ids in a venue folder (registered on discovery). A JSONL folder
+    named like a built-in system is skipped and passed to ``report`` as a :class:`DataError`."""
     known = {f.lower() for f in builtin_folders()} | {"papers"}
     out = []
     for child in sorted(vdir.iterdir()) if vdir.is_dir() else []:
-        if child.name.lower() in known or child.name.startswith(".") or not is_byo_folder(child):
+        if child.name.startswith(".") or not is_byo_folder(child):
+            continue
+        if child.name.lower() in known:
+            if child.name not in builtin_folders() and report is not None:
+                report(DataError(child, "a bring-your-own JSONL folder may not reuse a built-in "
+                                 "system name (skipped)"))
             continue
         try:
             spec = get_system(child.name)
         except KeyError:
             spec = SystemSpec(id=child.name, folder=child.name, label=child.name)
             register_system(spec)
-        if spec.id in ADAPTERS:
-            continue  # a JSONL folder named like a built-in system: reported by validate_layout
+        if spec.id in ADAPTERS:  # a JSONL folder named like a built-in system's id
+            if report is not None:
+                report(DataError(child, "a bring-your-own JSONL folder may not reuse a built-in "
+                                 "system name (skipped)"))
+            continue
         out.append(spec.id)
     return out
 
 
-def read_manifest(path: Path) -> list[str]:
-    """Ids of a manifest file, one per line, blank lines and ``#`` comments ignored."""
+def read_manifest(path: Path, unsafe: list[DataError] | None = None) -> list[str]:
+    """Ids of a manifest file, one per line, blank lines and ``#`` comments ignored. An id that
+    is not a plain file name (``../x``, ``a/b``) is left out and appended to ``unsafe``."""
     text = read_text(path)
-    return [s.strip() for s in text.split("\n") if s.strip() and not s.strip().startswith("#")]
+    ids = []
+    for i, line in enumerate(text.split("\n"), start=1):
+        pid = line.strip()
+        if not pid or pid.startswith("#"):
+            continue
+        try:
+            ids.append(check_id(pid, source=path, field=f"line {i}"))
+        except UnsafePathError as exc:
+            if unsafe is not None:
+                unsafe.append(exc)
+    return ids
 
 
 def list_paper_ids(pdir: Path) -> list[str]:
@@ -395,17 +504,25 @@ def _cached_json(path: str, _mtime: int) -> Any:
 
 
 @lru_cache(maxsize=16)
-def _cached_metadata(path: str, _mtime: int) -> dict[str, dict[str, Any]]:
+def _cached_metadata(
+    path: str, _mtime: int
+) -> tuple[dict[str, dict[str, Any]], tuple[DataError, ...]]:
+    """The rows of a ``paper_metadata.jsonl`` by paper id, and one error per bad row (a bad row
+    is skipped; the others still apply)."""
     p = Path(path)
     out: dict[str, dict[str, Any]] = {}
+    bad: list[DataError] = []
     for i, line in enumerate(read_text(p).split("\n"), start=1):
         if not line.strip():
             continue
         try:
-            row = json.loads(line)
+            row = loads(line)
         except json.JSONDecodeError as exc:
-            raise DataError(p, f"invalid JSON ({exc.msg})", field=f"line {i}") from exc
+            bad.append(DataError(p, f"invalid JSON ({exc.msg}); row skipped", field=f"line {i}"))
+            continue
         if not isinstance(row, dict) or not isinstance(row.get("paper_id"), str):
-            raise DataError(p, "expected an object with a string paper_id", field=f"line {i}")
+            bad.append(DataError(p, "expected an object with a string paper_id; row skipped",
+                                 field=f"line {i}"))
+            continue
         out[row["paper_id"]] = row
-    return out
+    return out, tuple(bad)

@@ -15,7 +15,11 @@ Rules checked per venue:
    papers that are missing or broken;
 7. bring-your-own JSONL folders: every row parses and holds text; a JSONL folder may not reuse a
    built-in system's id;
-8. the optional ``paper_metadata.jsonl``: every row is an object with a string ``paper_id``.
+8. the optional ``paper_metadata.jsonl``: every row is an object with a string ``paper_id``;
+9. the input-safety rules ``prism evaluate`` applies (so both agree on what is valid): no file or
+   folder resolves outside DATA_ROOT (symlinks), manifest ids are plain file names, every review
+   file loads through its system's own loader (types, "no answer" entries), reviews name a
+   paper that has text, and no other folder sits beside the venue folders.
 
 Problems are :class:`LayoutProblem` records; nothing here raises on bad input.
 """
@@ -27,6 +31,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from prism_review.data.errors import DataError
+from prism_review.data.limits import loads
+from prism_review.data.safepath import inside
 from prism_review.systems.base import read_json, read_text
 from prism_review.venues import VENUES, get_venue
 
@@ -44,13 +50,19 @@ class LayoutProblem:
 
 
 def validate_layout(
-    root: Path, *, venues: list[str] | None = None, require_all_systems: bool = True
+    root: Path,
+    *,
+    venues: list[str] | None = None,
+    require_all_systems: bool = True,
+    skips: list[LayoutProblem] | None = None,
 ) -> list[LayoutProblem]:
     """Every §1.2 problem of the layout under ``root`` (an empty list means valid).
 
     ``venues`` restricts the check (and makes each listed venue mandatory); by default every
     venue folder present is checked. ``require_all_systems=False`` accepts partial system
     coverage (e.g. the bundled demo, which has bring-your-own systems only for some papers).
+    Entries ``prism evaluate`` skips without it being an error (a human review holding only a
+    rating) are appended to ``skips`` when given.
     """
     from prism_review.data import layout as L
 
@@ -64,6 +76,8 @@ def validate_layout(
         add(root, "data root is not a directory")
         return problems
     present = L.venue_dirs(root)
+    for child in L.unknown_folders(root):
+        add(child, "not a known venue folder (expected one of: " + ", ".join(VENUES) + "); skipped")
     if venues is None:
         wanted = list(present)
         if not wanted:
@@ -81,8 +95,30 @@ def validate_layout(
             else:
                 wanted.append(vid)
     for vid in wanted:
-        _check_venue(L, vid, present[vid], require_all_systems, add)
+        _check_venue(L, vid, present[vid], require_all_systems, _guarded(root, add, skips))
     return problems
+
+
+def _guarded(root: Path, add, skips: list[LayoutProblem] | None):  # type: ignore[no-untyped-def]
+    """``add`` plus ``add.outside(path)`` (True, and a problem, when ``path`` leads out of the
+    root) and ``add.skip(path, message)`` (a counted skip, not a problem)."""
+
+    def skip(path: Path, message: str) -> None:
+        if skips is not None:
+            skips.append(LayoutProblem(str(path), None, message))
+
+    def outside(path: Path) -> bool:
+        try:
+            inside(root, path)
+        except DataError as exc:
+            add(path, exc.message)
+            return True
+        return False
+
+    add.outside = outside
+    add.skip = skip
+    add.root = root
+    return add
 
 
 def _check_venue(L, vid, vdir: Path, require_all: bool, add) -> None:  # type: ignore[no-untyped-def]
@@ -91,6 +127,7 @@ def _check_venue(L, vid, vdir: Path, require_all: bool, add) -> None:  # type: i
 
     pdir = vdir / "papers"
     ids = _check_papers(pdir, add)
+    with_text = set(ids)
     ids = _check_manifests(L, vid, vdir, ids, add)
     _check_metadata(vdir / L.METADATA_FILE, add)
     covered: dict[str, int] = {pid: 0 for pid in ids}
@@ -105,6 +142,8 @@ def _check_venue(L, vid, vdir: Path, require_all: bool, add) -> None:  # type: i
             if require_all and (sid == "human" or not byo_only):
                 add(sdir, f"review folder for system {sid!r} is missing")
             continue
+        if add.outside(sdir):
+            continue
         # every review file is checked, also those of papers whose text is broken or missing
         ok: set[Path] = set()
         suffix = ".json" if ADAPTERS[sid].json else ".txt"
@@ -113,7 +152,9 @@ def _check_venue(L, vid, vdir: Path, require_all: bool, add) -> None:  # type: i
             if (
                 wanted
                 and not path.name.startswith(".")
+                and not add.outside(path)
                 and _check_review_file(ADAPTERS[sid], path, add)
+                and _check_loads(sid, vid, path, with_text, add)
             ):
                 ok.add(path)
         for pid in ids:
@@ -133,7 +174,9 @@ def _check_venue(L, vid, vdir: Path, require_all: bool, add) -> None:  # type: i
         if child.name.lower() in {s for s in ADAPTERS} | {f.lower() for f in L.builtin_folders()}:
             add(child, "a bring-your-own JSONL folder may not reuse a built-in system name")
             continue
-        bad = byo.check_folder(child)
+        if add.outside(child):
+            continue
+        bad = byo.check_folder(child, add.root)
         for where, field, message in bad:
             add(where, message, field)
         if not bad:
@@ -158,6 +201,8 @@ def _check_papers(pdir: Path, add) -> list[str]:  # type: ignore[no-untyped-def]
     if not files:
         add(pdir, "papers folder is empty")
     for p in files:
+        if add.outside(p):
+            continue
         if not p.is_file() or not p.name.endswith(".txt"):
             add(p, "unexpected entry in papers/ (expected {id}.txt or {id}.grobid.txt)")
             continue
@@ -180,13 +225,16 @@ def _check_manifests(L, vid: str, vdir: Path, ids: list[str], add) -> list[str]:
     lists: dict[str, list[str]] = {}
     for size in ("200", "50"):
         path = vdir / f"paper_ids_{size}_{lower}.txt"
-        if not path.is_file():
+        if not path.is_file() or add.outside(path):
             continue
+        unsafe: list[DataError] = []
         try:
-            listed = L.read_manifest(path)
+            listed = L.read_manifest(path, unsafe)
         except DataError as exc:
             add(path, exc.message)
             continue
+        for err in unsafe:
+            add(path, err.message, err.field)
         lists[size] = listed
         if not listed:
             add(path, "manifest lists no paper id")
@@ -205,7 +253,7 @@ def _check_manifests(L, vid: str, vdir: Path, ids: list[str], add) -> list[str]:
 
 def _check_metadata(path: Path, add) -> None:  # type: ignore[no-untyped-def]
     """Rows of the optional ``paper_metadata.jsonl``: JSON objects with a string ``paper_id``."""
-    if not path.is_file():
+    if not path.is_file() or add.outside(path):
         return
     try:
         text = read_text(path)
@@ -216,12 +264,37 @@ def _check_metadata(path: Path, add) -> None:  # type: ignore[no-untyped-def]
         if not line.strip():
             continue
         try:
-            row = json.loads(line)
+            row = loads(line)
         except json.JSONDecodeError as exc:
             add(path, f"invalid JSON ({exc.msg})", f"line {i}")
             continue
         if not isinstance(row, dict) or not isinstance(row.get("paper_id"), str):
             add(path, "expected an object with a string paper_id", f"line {i}")
+
+
+def _check_loads(sid: str, vid: str, path: Path, with_text: set[str], add) -> bool:  # type: ignore[no-untyped-def]
+    """Load the file the way ``prism evaluate`` does; its errors and skips are problems here."""
+    from prism_review.systems.adapters import id_from_filename, load_review_file
+    from prism_review.systems.human import load_human
+
+    pid = id_from_filename(path.name) or path.stem
+    if pid not in with_text:
+        add(path, f"review of paper {pid!r}, which has no readable text in papers/", field=pid)
+        return False
+    try:
+        if sid == "human":
+            reviews, notes = load_human(path, pid, vid)
+            for note in notes:
+                add.skip(path, note)
+        else:
+            reviews = load_review_file(sid, path, pid, vid)
+    except DataError as exc:
+        add(path, exc.message, exc.field)
+        return False
+    if not reviews:
+        add(path, "no review text")
+        return False
+    return True
 
 
 def _check_review_file(adapter, path: Path, add) -> bool:  # type: ignore[no-untyped-def]

@@ -154,6 +154,7 @@ class PerturbationReader:
                 yield f"line {lineno}", obj
 
     def __iter__(self) -> Iterator[PerturbationRow]:
+        first: dict[str, str] = {}  # row id → where it was first seen
         for where, raw in self._raw_rows():
             try:
                 row = PerturbationRow.model_validate(raw)
@@ -164,6 +165,12 @@ class PerturbationReader:
                     self.path, err["msg"], field=field, record=str(raw.get("id") or where)
                 )
                 continue
+            if row.id in first:  # a repeated row would be scored twice
+                self.counts["duplicates"] += 1
+                self.skips.add(self.path, f"duplicate row id (first at {first[row.id]}); skipped",
+                               field="id", record=f"{row.id} at {where}")
+                continue
+            first[row.id] = where
             self.counts["rows"] += 1
             self._check(row)
             yield row

@@ -27,6 +27,7 @@ import pyarrow.parquet as pq
 
 from prism_review.data.errors import DataError
 from prism_review.data.jsonl import iter_jsonl
+from prism_review.data.limits import loads
 from prism_review.data.reviews import HUMAN_SYSTEM, human_reviewer_id
 from prism_review.data.skips import SkipLog
 from prism_review.records import Decision, Paper, Review, Section
@@ -194,7 +195,7 @@ def _obj(value: Any, path: Path, name: str) -> dict[str, Any]:
         return {}
     if isinstance(value, str):  # JSONL exports sometimes keep nested structs as JSON strings
         try:
-            value = json.loads(value)
+            value = loads(value)
         except json.JSONDecodeError as exc:
             raise DataError(path, f"invalid JSON ({exc.msg})", field=name) from exc
     if not isinstance(value, dict):

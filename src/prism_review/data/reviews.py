@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from prism_review.data.errors import DataError
+from prism_review.data.limits import loads
 from prism_review.records import Review
 from prism_review.venues import Venue
 
@@ -59,7 +60,7 @@ def parse_reviews_field(raw: Any, *, path: Path | str, field: str = "reviews_jso
         if not text.strip():
             return []
         try:
-            value = json.loads(text)
+            value = loads(text)
         except json.JSONDecodeError as exc:
             raise DataError(
                 path, f"invalid JSON ({exc.msg} at char {exc.pos})", field=field

@@ -206,6 +206,7 @@ def metadata_from_folder(path: Path, skips: SkipLog) -> Iterator[PaperMeta]:
     from prism_review.data.venue_folder import VenueFolder
 
     with VenueFolder(path) as vf:
+        skips.skips.extend(vf.skips.skips)  # what opening it found (unsafe zip members)
         vf.skips = skips
         if vf.venue is None:
             raise DataError(path, f"cannot tell the venue from the name {vf.venue_name!r}")

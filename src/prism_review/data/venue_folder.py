@@ -25,6 +25,7 @@ from prism_review.data.grobid import (
     parse_tei,
 )
 from prism_review.data.reviews import human_review
+from prism_review.data.safepath import inside, unsafe_member
 from prism_review.data.skips import SkipLog
 from prism_review.records import BibEntry, Decision, Paper, Review
 from prism_review.systems.base import parse_json
@@ -37,12 +38,6 @@ GROBID_KINDS: dict[str, tuple[str, str]] = {
     "tei": ("grobid_tei", ".grobid.tei.xml"),
     "fulltext": ("grobid_fulltext", ".grobid.txt"),
 }
-
-
-def unsafe_member(name: str) -> bool:
-    """True when an archive member name is absolute or climbs out of its folder."""
-    posix = name.replace("\\", "/")
-    return posix.startswith("/") or (len(posix) > 1 and posix[1] == ":") or ".." in posix.split("/")
 
 
 class _Source:
@@ -86,8 +81,13 @@ class _Source:
     def read(self, rel: str) -> bytes | None:
         """The member's bytes, or None when it does not exist."""
         if self._zip is None:
+            if unsafe_member(rel):
+                raise DataError(self.label(rel), "member name leaves the folder (refused)")
             p = self.path / rel
-            return p.read_bytes() if p.is_file() else None
+            if not p.is_file():
+                return None
+            inside(self.path, p)  # a symlink out of the folder is refused, naming where it leads
+            return p.read_bytes()
         try:
             return self._zip.read(self.prefix + rel)
         except KeyError:

@@ -23,6 +23,7 @@ computes it; after ``max_errors`` failed calls every call raises
 
 from __future__ import annotations
 
+import os
 import time
 from importlib import metadata
 from pathlib import Path
@@ -34,6 +35,7 @@ from prism_review.judge.base import JudgeStep, StepResult, Usage
 from prism_review.llm.audit import AuditLog
 from prism_review.llm.cache import ResponseCache
 from prism_review.llm.calls import CACHE_KEY_VERSION, CallManager, CallOutcome, JudgeStats
+from prism_review.llm.credentials import mask_url, step_key
 from prism_review.llm.errors import TransportError
 from prism_review.llm.parse import (
     ReplyParseError,
@@ -44,6 +46,8 @@ from prism_review.llm.parse import (
 )
 from prism_review.llm.pricing import PriceTable
 from prism_review.llm.provider import (
+    GEMINI_BASE_URL,
+    OPENAI_BASE_URL,
     PROVIDERS,
     ModelAPI,
     ModelSpec,
@@ -107,8 +111,17 @@ class LLMJudge:
         tag = f"{other.provider}@{other.base_url}" if other.base_url else other.provider
         if tag not in self._apis:
             url, key = resolve_endpoint(other, api_key=None, base_url=None)
+            key = self._step_key(other, url, key)
             self._apis[tag] = OpenAICompatibleAPI(other, base_url=url, api_key=key)
         return self._apis[tag], other.model
+
+    def _step_key(self, other: ModelSpec, url: str, env_key: str) -> str:
+        """Only the key that belongs to ``url`` (see :func:`~prism_review.llm.credentials.step_key`)."""
+        homes = {"gemini": [GEMINI_BASE_URL], "openai": [OPENAI_BASE_URL]}.get(other.provider, [])
+        homes = homes + [os.environ.get("OPENAI_BASE_URL", "")] * (other.provider != "gemini")
+        key = step_key(url, main_url=self.api.base_url, main_key=self.api._api_key,
+                       home_urls=homes, provider_key=env_key, env=os.environ)
+        return key or "not-needed"
 
     def _schema(self, model: type[BaseModel]) -> tuple[dict[str, Any], bool]:
         if model not in self._schemas:
@@ -258,7 +271,7 @@ class LLMJudge:
     def runtime(self) -> dict[str, Any]:
         """How the run was carried out: server, limits, retries, cache, prices and totals."""
         return {
-            "base_url": self.api.base_url, "transport": self.settings.transport(),
+            "base_url": mask_url(self.api.base_url), "transport": self.settings.transport(),
             "cache": {"enabled": self.cache is not None,
                       "path": str(self.cache.path) if self.cache is not None else None},
             "prices": self.prices.source, "totals": self.stats.as_dict(),

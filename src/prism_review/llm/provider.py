@@ -44,6 +44,7 @@ except ImportError:  # pragma: no cover - depends on the installed SDK major
     from httpx import Response as _Response  # type: ignore[assignment]
 
 from prism_review.llm.budget import allowed_max_tokens, is_model_wide
+from prism_review.llm.credentials import mask_url
 from prism_review.llm.errors import ConfigError, FatalProviderError, ProviderError, TransportError
 from prism_review.llm.limits import retry_after_seconds
 
@@ -83,7 +84,7 @@ class ModelSpec:
     def name(self) -> str:
         """The spec as a string (``provider/model``, plus ``@base_url`` for explicit servers)."""
         if self.provider == "openai-compatible" and self.base_url:
-            return f"{self.provider}/{self.model}@{self.base_url}"
+            return f"{self.provider}/{self.model}@{mask_url(self.base_url)}"
         return f"{self.provider}/{self.model}"
 
 
@@ -99,11 +100,11 @@ def parse_spec(spec: str) -> ModelSpec:
             "'vllm/<model>@<url>', 'ollama/<model>'")
     base_url = None
     if provider == "openai-compatible":
-        model, at, url = rest.rpartition("@")
-        if not at or not url.startswith(("http://", "https://")):
+        at = max(rest.rfind("@http://"), rest.rfind("@https://"))  # a URL may hold user:pw@
+        if at < 0:
             model, base_url = rest, default_url
         else:
-            base_url = url
+            model, base_url = rest[:at], rest[at + 1 :]
         rest = model
     if not rest:
         raise ConfigError(f"judge {spec!r} names no model")
@@ -229,8 +230,9 @@ class OpenAICompatibleAPI:
         loop_id = id(asyncio.get_running_loop())
         client = self._clients.get(loop_id)
         if client is None:
-            client = openai.AsyncOpenAI(api_key=self._api_key, base_url=self.base_url,
-                                        max_retries=0)
+            client = openai.AsyncOpenAI(  # a redirect would carry the key and prompt elsewhere
+                api_key=self._api_key, base_url=self.base_url, max_retries=0,
+                http_client=openai.DefaultAsyncHttpxClient(follow_redirects=False))
             self._clients[loop_id] = client
         return client
 
@@ -328,9 +330,9 @@ class OpenAICompatibleAPI:
             if not self._reached and isinstance(exc.__cause__, _ConnectError):
                 # refused or unresolvable before the server ever answered: a wrong URL or a
                 # server that is not running, which no retry fixes
-                return ServerUnreachable(f"{label}: cannot connect to {self.base_url}; is the "
-                                         "server running at that URL?", provider=self.provider)
-            return ProviderError(f"{label}: cannot connect to {self.base_url}",
+                return ServerUnreachable(f"{label}: cannot connect to {mask_url(self.base_url)}; "
+                                         "is the server running at that URL?", provider=self.provider)
+            return ProviderError(f"{label}: cannot connect to {mask_url(self.base_url)}",
                                  provider=self.provider, retryable=True)
         if isinstance(exc, openai.APIStatusError):
             self._reached = True
@@ -351,8 +353,14 @@ class OpenAICompatibleAPI:
                     f"in {keys} has access to it", provider=self.provider, status=code)
             if code == 404:
                 return FatalProviderError(
-                    f"{label}: model {req.model!r} not found at {self.base_url} (404): check "
+                    f"{label}: model {req.model!r} not found at {mask_url(self.base_url)} (404): check "
                     "the model name and the base URL", provider=self.provider, status=code)
+            if 300 <= code < 400:
+                return FatalProviderError(
+                    f"{label} answered with a redirect ({code}) to "
+                    f"{mask_url(exc.response.headers.get('location'))}; redirects are not followed "
+                    "(they would carry the key and prompts): use the final URL as the base URL",
+                    provider=self.provider, status=code)
             retryable = code in (408, 409, 429) or code >= 500
             return ProviderError(f"{label} error {code}: {detail}", provider=self.provider,
                                  status=code, retryable=retryable, retry_after=retry_after)

@@ -9,10 +9,11 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-import os
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
+
+from prism_review.atomic import write_text
 
 
 class MemoStore:
@@ -43,8 +44,6 @@ class MemoStore:
                     pass  # a torn memo file is recomputed
             value = await fn()
             self.folder.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(".tmp")
-            tmp.write_text(json.dumps({"key": key, "value": value}, ensure_ascii=False), encoding="utf-8")
-            os.replace(tmp, path)
+            write_text(path, json.dumps({"key": key, "value": value}, ensure_ascii=False))
             self._mem[key] = value
             return value

@@ -6,7 +6,9 @@ Resume rests on two rules:
   done; every row carries ``unit_size``, so a unit is complete only when that many rows with its
   key are present;
 * on open, a torn last line (the process was killed mid-write) and the rows of incomplete units
-  are dropped, and the file is rewritten atomically without them.
+  are dropped, and the file is rewritten atomically without them;
+* a damaged line elsewhere (not a result row: edited by hand, a disk error) is moved to
+  ``results.quarantine.jsonl`` next to the log and counted; the other units resume.
 
 So a run killed at any moment and started again ends with exactly the rows of an uninterrupted
 run, with no duplicates.
@@ -39,15 +41,29 @@ class ResultsLog:
         self._done: dict[tuple[str, str], int] = {}
         self.n_rows = 0
         self.dropped_rows = 0
+        #: damaged lines moved to :attr:`quarantine_path` when the log was opened
+        self.quarantined: list[str] = []
         self._load()
+
+    @property
+    def quarantine_path(self) -> Path:
+        return self.path.with_name(self.path.stem + ".quarantine.jsonl")
 
     # -- reading -------------------------------------------------------------------------
     def _load(self) -> None:
         if not self.path.exists():
             return
-        kept, dropped, torn = _complete_units(self.path)
+        damaged: list[tuple[int, str, str]] = []
+        kept, dropped, torn = _complete_units(self.path, damaged)
         self.dropped_rows = dropped + (1 if torn else 0)
-        if torn or dropped:
+        if damaged:
+            with open(self.quarantine_path, "a", encoding="utf-8") as fh:
+                for lineno, line, why in damaged:
+                    fh.write(line + "\n")
+                    self.quarantined.append(f"{self.path}: line {lineno}: {why}")
+                fh.flush()
+                os.fsync(fh.fileno())
+        if torn or dropped or damaged:
             self._rewrite(kept)
         self._done = {key: len(rows) for key, rows in kept.items()}
         self.n_rows = sum(self._done.values())
@@ -95,20 +111,30 @@ class ResultsLog:
 
 
 def _complete_units(
-    path: Path,
+    path: Path, damaged: list[tuple[int, str, str]] | None = None
 ) -> tuple[OrderedDict[tuple[str, str], list[ResultRow]], int, bool]:
     """The complete units of a log, in file order; rows dropped (partial or repeated units);
-    whether the last line was torn. Wrong rows and schema versions raise, naming the line."""
+    whether the last line was torn. A line that is not a result row is appended to ``damaged``
+    as ``(line number, text, reason)`` (without that list it raises, naming the line); other
+    schema versions raise."""
     raw = path.read_bytes()
     complete = raw[: raw.rfind(b"\n") + 1]
     groups: OrderedDict[tuple[str, str], list[ResultRow]] = OrderedDict()
-    for lineno, line in enumerate(complete.decode("utf-8").split("\n"), start=1):
+    for lineno, raw_line in enumerate(complete.split(b"\n"), start=1):
+        line = raw_line.decode("utf-8", errors="replace")
         if not line.strip():
             continue
         try:
-            row = ResultRow.model_validate_json(line)
+            row = ResultRow.model_validate_json(raw_line)
         except ValueError as exc:
-            raise ResultsLogError(f"{path}: line {lineno} is not a result row: {exc}") from exc
+            why = f"not a result row ({str(exc).splitlines()[0]})"
+            if damaged is None:
+                raise ResultsLogError(
+                    f"{path}: line {lineno} is {why}; run `prism evaluate` on the folder again "
+                    "to move it aside"
+                ) from exc
+            damaged.append((lineno, line, why))
+            continue
         if row.schema_version != RESULTS_SCHEMA_VERSION:
             raise ResultsLogError(
                 f"{path}: line {lineno} has schema_version {row.schema_version}, "

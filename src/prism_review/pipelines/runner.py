@@ -32,7 +32,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from prism_review import __version__
-from prism_review.data.errors import DataError
+from prism_review.atomic import write_text
 from prism_review.dimensions.base import (
     Dimension,
     ResultRow,
@@ -43,14 +43,20 @@ from prism_review.dimensions.base import (
 )
 from prism_review.dimensions.settings import SettingsError, check_settings
 from prism_review.judge.base import Judge
+from prism_review.llm.credentials import mask_urls
 from prism_review.pipelines.engines import Engine, LocalEngine
+from prism_review.pipelines.inputs import PROBLEM, issue, record_input_issues
 from prism_review.pipelines.memo import MemoStore
 from prism_review.pipelines.results import ResultsLog
+from prism_review.pipelines.runlock import RunFolderBusy, RunLock
 
 
 class RunSettingsError(ValueError):
     """The run's settings are unusable: an unknown or invalid ``--set`` setting, or a run
-    folder holding results made with other settings."""
+    folder holding results made with other settings (or a damaged manifest)."""
+
+
+__all__ = ["EvalOptions", "RunFolderBusy", "RunSettingsError", "run_evaluation"]
 
 
 class EvalOptions(BaseModel):
@@ -97,6 +103,8 @@ class RunResult(BaseModel):
     units_failed: int
     #: inputs that could not be read (file and field named); their reviews were skipped
     input_problems: list[str] = Field(default_factory=list)
+    #: entries left out by design and counted (rating-only reviews, texts cut to the limits)
+    input_skips: list[str] = Field(default_factory=list)
     seconds: float
     manifest: dict[str, Any]
 
@@ -127,19 +135,32 @@ async def run_evaluation(
     progress: Progress | None = None,
     log: Callable[[str], None] = lambda s: None,
 ) -> RunResult:
-    """Run the evaluation described by ``opts``; resumable; returns counts and the manifest."""
+    """Run the evaluation described by ``opts``; resumable; returns counts and the manifest.
+
+    The run folder is locked while the run writes to it (:class:`RunFolderBusy` otherwise)."""
+    try:  # a misspelt key or an unknown value is an error, never a silent default
+        check_settings(opts.settings, all_setting_specs())
+    except SettingsError as exc:
+        raise RunSettingsError(str(exc)) from None
+    out = Path(opts.out)
+    out.mkdir(parents=True, exist_ok=True)
+    with RunLock(out):
+        return await _run(opts, out, judge, engine, progress or Progress(), log)
+
+
+async def _run(
+    opts: EvalOptions,
+    out: Path,
+    judge: Judge | None,
+    engine: Engine | None,
+    progress: Progress,
+    log: Callable[[str], None],
+) -> RunResult:
     from prism_review.data.layout import demo_root
     from prism_review.data.source_kinds import LayoutSource
     from prism_review.data.sources import open_source, read_sample
 
     t0 = time.perf_counter()
-    try:  # a misspelt key or an unknown value is an error, never a silent default
-        check_settings(opts.settings, all_setting_specs())
-    except SettingsError as exc:
-        raise RunSettingsError(str(exc)) from None
-    progress = progress or Progress()
-    out = Path(opts.out)
-    out.mkdir(parents=True, exist_ok=True)
     source = open_source(opts.data) if opts.data else LayoutSource(demo_root())
     wanted_systems = _selection(opts, source)  # unknown names raise UnknownNameError
     dims = [get_dimension(n) for n in (opts.dimensions or _all_dimensions())]
@@ -150,7 +171,7 @@ async def run_evaluation(
         judge = build_judge(opts.model_copy(update={"judge_options": judge_opts}))
     chash = config_hash(opts, judge)
     manifest_path = out / "manifest.json"
-    previous = json.loads(manifest_path.read_text()) if manifest_path.exists() else None
+    previous = read_manifest(manifest_path)
     if previous and previous.get("config_hash") != chash:
         raise RunSettingsError(
             f"{out} holds a run made with other settings (config {previous.get('config_hash')} "
@@ -163,7 +184,7 @@ async def run_evaluation(
         "data": str(source.path),
         "source": source.kind,
         "judge": judge.describe(),
-        "judge_spec": opts.judge,
+        "judge_spec": mask_urls(opts.judge),
         "compat": opts.compat,
         "settings": opts.settings,
         "dimensions": {
@@ -178,6 +199,11 @@ async def run_evaluation(
     results = ResultsLog(out / "results.jsonl")
     if results.dropped_rows:
         log(f"resume: dropped {results.dropped_rows} row(s) of units interrupted mid-write")
+    for q in results.quarantined:
+        log(f"resume: damaged line moved to {results.quarantine_path.name}: {q}")
+    manifest["quarantined_lines"] = (previous or {}).get("quarantined_lines", 0) + len(
+        results.quarantined
+    )
     memo = MemoStore(out / "memo")
     ctx = RunContext(
         judge,
@@ -205,7 +231,8 @@ async def run_evaluation(
         venues = list(_norm_venues(opts.venues)) or None
         for item in source.items(venues=venues, limit=opts.limit, sample=sample):
             for system, exc in item.errors:
-                load_errors.append(_load_error(item.venue, item.paper_id, system, exc))
+                load_errors.append(issue(PROBLEM, exc, venue=item.venue, paper_id=item.paper_id,
+                                         system=system))
             if item.paper is None:
                 continue
             item.meta.setdefault("title", item.paper.title or None)  # the report's search reads it
@@ -259,7 +286,7 @@ async def run_evaluation(
                 progress.papers_done += 1
             progress.update()
 
-    manifest_path.write_text(json.dumps(manifest, indent=2, default=str))
+    write_text(manifest_path, json.dumps(manifest, indent=2, default=str))
     tasks: set[asyncio.Task[None]] = set()
     try:
         await engine.start()
@@ -297,7 +324,8 @@ async def run_evaluation(
     finally:
         for t in list(tasks):
             t.cancel()
-        _record_input_problems(source, load_errors, errors_path, log)
+        record_input_issues(source, load_errors, errors_path, log, list(_norm_venues(opts.venues)) or None)
+        manifest["inputs_skipped"] = [e["error"] for e in load_errors]
         with contextlib.suppress(Exception):  # closing must never lose the run's results
             await engine.close()
         aclose = getattr(judge, "aclose", None)
@@ -312,12 +340,14 @@ async def run_evaluation(
             "units_done": progress.units_done,
             "units_resumed": progress.units_skipped,
             "units_failed": progress.units_failed,
-            "input_problems": len(load_errors),
+            "input_problems": sum(e["kind"] == PROBLEM for e in load_errors),
+            "inputs_skipped": len(load_errors),
             "rows": results.n_rows,
             "usage": engine.usage() or ctx.usage.model_dump(),
             "judge_stats": engine.judge_stats() or _judge_stats(judge),
         }
-        manifest_path.write_text(json.dumps(manifest, indent=2, default=str))
+        with contextlib.suppress(OSError):  # a full disk must not hide the error that stopped us
+            write_text(manifest_path, json.dumps(manifest, indent=2, default=str))
 
     return RunResult(
         out=out,
@@ -325,37 +355,28 @@ async def run_evaluation(
         units_done=progress.units_done,
         units_skipped=progress.units_skipped,
         units_failed=failed,
-        input_problems=[e["error"] for e in load_errors],
+        input_problems=[e["error"] for e in load_errors if e["kind"] == PROBLEM],
+        input_skips=[e["error"] for e in load_errors if e["kind"] != PROBLEM],
         seconds=time.perf_counter() - t0,
         manifest=manifest,
     )
 
 
-def _record_input_problems(
-    source: Any, load_errors: list[dict[str, Any]], errors_path: Path, log: Callable[[str], None]
-) -> None:
-    """Append every input problem (per paper, and the source's counted skips) to errors.jsonl."""
-    for problem in source.problems():
-        load_errors.append(_load_error("", "", None, problem))
-    if not load_errors:
-        return
-    with open(errors_path, "a", encoding="utf-8") as fh:
-        for err in load_errors:
-            fh.write(json.dumps(err) + "\n")
-    log(f"{len(load_errors)} input problem(s): the reviews concerned are skipped (see errors.jsonl)")
-
-
-def _load_error(venue: str, paper_id: str, system: str | None, exc: DataError) -> dict[str, Any]:
-    return {
-        "kind": "input",
-        "venue": venue,
-        "paper_id": paper_id,
-        "system": system,
-        "path": exc.path,
-        "field": exc.field,
-        "error": str(exc),
-        "time": datetime.now(UTC).isoformat(timespec="seconds"),
-    }
+def read_manifest(path: Path) -> dict[str, Any] | None:
+    """The run folder's manifest (None when there is none); a damaged one is a
+    :class:`RunSettingsError` naming the file, not a raw ``JSONDecodeError``."""
+    if not path.exists():
+        return None
+    try:
+        data = json.loads(path.read_bytes())
+    except (ValueError, OSError) as exc:
+        raise RunSettingsError(
+            f"{path} is damaged ({exc}); the folder's settings cannot be checked, so it is not "
+            "resumed: move the file aside to start the folder afresh, or choose a new --out folder"
+        ) from exc
+    if not isinstance(data, dict):
+        raise RunSettingsError(f"{path} is not a run manifest (a JSON object); choose a new --out")
+    return data
 
 
 def _judge_stats(judge: Judge) -> dict[str, Any]:

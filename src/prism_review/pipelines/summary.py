@@ -10,6 +10,7 @@ Null metrics (e.g. a recall whose class is empty) are skipped, never counted as 
 from __future__ import annotations
 
 import csv
+import io
 import math
 from collections import defaultdict
 from collections.abc import Iterable
@@ -18,6 +19,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from prism_review.atomic import write_text
 from prism_review.dimensions.base import Dimension, MetricSpec, ResultRow
 from prism_review.systems.registry import SYSTEMS
 
@@ -136,27 +138,28 @@ def write_csv(
     """The summary as CSV; with ``mode``/``judge`` given, every row also says which mode (clean or
     compat) and judge produced it, so concatenated summaries of several runs stay honest."""
     tail = [x for x in (mode, judge) if x is not None]
-    with open(path, "w", newline="", encoding="utf-8") as fh:
-        w = csv.writer(fh)
+    fh = io.StringIO(newline="")
+    w = csv.writer(fh)
+    w.writerow(
+        ["dimension", "venue", "system", "metric", "label", "mean", "sd", "n"]
+        + (["mode"] if mode is not None else [])
+        + (["judge"] if judge is not None else [])
+    )
+    for r in rows:
         w.writerow(
-            ["dimension", "venue", "system", "metric", "label", "mean", "sd", "n"]
-            + (["mode"] if mode is not None else [])
-            + (["judge"] if judge is not None else [])
+            [
+                r.dimension,
+                r.venue,
+                r.system,
+                r.metric,
+                r.label,
+                "" if r.mean is None else f"{r.mean:.6f}",
+                "" if r.sd is None else f"{r.sd:.6f}",
+                r.n,
+                *tail,
+            ]
         )
-        for r in rows:
-            w.writerow(
-                [
-                    r.dimension,
-                    r.venue,
-                    r.system,
-                    r.metric,
-                    r.label,
-                    "" if r.mean is None else f"{r.mean:.6f}",
-                    "" if r.sd is None else f"{r.sd:.6f}",
-                    r.n,
-                    *tail,
-                ]
-            )
+    write_text(path, fh.getvalue())  # built in memory, written atomically
 
 
 def system_label(system: str) -> str:
@@ -254,6 +257,11 @@ def write_markdown(
         "`prism compare --a NAME --b NAME` accepts the names in the System column.",
         "",
     ]
+    from prism_review.report.fidelity import run_note
+
+    note = run_note(manifest, dims)
+    if note:
+        parts += [note[0], "", *note[1:], ""]
     for d in dims:
         parts += [f"## {d.label}", "", markdown_table(*table(summary, [d], headline_only=False)), ""]
     venues = sorted({r.venue for r in summary if r.venue != "ALL"})
@@ -262,5 +270,5 @@ def write_markdown(
     if notes:
         parts += ["## Not in the tables", "", *[f"- {n}" for n in notes], ""]
     text = "\n".join(parts)
-    path.write_text(text, encoding="utf-8")
+    write_text(path, text)
     return text

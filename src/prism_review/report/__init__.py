@@ -62,6 +62,15 @@ def _notes(rows: list[Any], missing: list[str], dims: list[Dimension] | None = N
     return notes
 
 
+def _skip_notes(manifest: dict[str, Any]) -> list[str]:
+    """The report header's "N inputs skipped" line and the first skipped inputs."""
+    skipped = [str(s) for s in manifest.get("inputs_skipped") or []]
+    if not skipped:
+        return []
+    head = [f"{len(skipped)} inputs skipped (all listed in errors.jsonl)"]
+    return head + [f"skipped: {s}" for s in skipped[:50]]
+
+
 def write_run_outputs(out: Path, *, by_venue: bool = False, html: bool = True) -> RunReport:
     """Write summary.csv, summary.md (and report.html) for a run folder."""
     out = Path(out)
@@ -75,7 +84,8 @@ def write_run_outputs(out: Path, *, by_venue: bool = False, html: bool = True) -
     judge = (manifest.get("judge") or {}).get("judge") if manifest else None
     write_csv(summary, out / "summary.csv", mode="compat" if manifest.get("compat") else "clean",
               judge=str(judge) if judge is not None else None)
-    text = write_markdown(summary, dims, out / "summary.md", manifest=manifest, notes=_notes(rows, missing, dims))
+    text = write_markdown(summary, dims, out / "summary.md", manifest=manifest,
+                          notes=_skip_notes(manifest) + _notes(rows, missing, dims))
     if html:
         from prism_review.report.html import write_html
 

@@ -11,6 +11,7 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
 
+from prism_review.atomic import write_text
 from prism_review.dimensions.base import Dimension, ResultRow
 from prism_review.pipelines.pairing import group_names, pair
 from prism_review.pipelines.summary import (
@@ -19,6 +20,7 @@ from prism_review.pipelines.summary import (
     system_order,
     table,
 )
+from prism_review.report.fidelity import run_note
 from prism_review.report.figures import distributions, headline_bars
 
 MAX_BROWSE_PAPERS = 200
@@ -37,23 +39,13 @@ def json_island(value: Any) -> Markup:
     return Markup(text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"))
 
 
-def not_scored(rows: list[ResultRow], out: Path) -> tuple[list[dict[str, Any]], int]:
-    """Rows that are not ``ok`` (excluded from the means), and the count of unreadable inputs
-    recorded in ``errors.jsonl`` (their reviews were skipped)."""
-    listed = [
+def not_scored(rows: list[ResultRow]) -> list[dict[str, Any]]:
+    """Rows that are not ``ok`` (excluded from the means), for the list the header links to."""
+    return [
         {"dimension": r.dimension, "paper": f"{r.venue}/{r.paper_id}", "system": r.system,
          "reviewer_id": r.reviewer_id, "status": r.status, "error": r.error or ""}
         for r in rows if r.status != "ok"
     ]  # fmt: skip
-    inputs = 0
-    errors = out / "errors.jsonl"
-    if errors.is_file():
-        for line in errors.read_text(encoding="utf-8", errors="replace").split("\n"):
-            try:
-                inputs += json.loads(line).get("kind") == "input" if line.strip() else 0
-            except (json.JSONDecodeError, AttributeError):
-                continue
-    return listed, inputs
 
 
 def _fmt(v: Any) -> str:
@@ -156,7 +148,7 @@ def write_html(
             {"venue": venue, "paper_id": pid, "title": title, "decision": decision, "rows": items,
              "key": f"{venue}/{pid} {title}".lower()}
         )  # fmt: skip
-    unscored, n_inputs = not_scored(rows, out)
+    unscored = not_scored(rows)
     judge = manifest.get("judge", {})
     page = tpl.render(
         title=str(out),
@@ -170,8 +162,8 @@ def write_html(
         n_unscored=sum(1 for r in rows if r.status == "unscored"),
         n_not_ok=len(unscored),
         not_scored=unscored,
-        n_input_problems=n_inputs,
         table1=html_table(*table(pooled, dims, headline_only=True)),
+        fidelity_note=run_note(manifest, dims),
         bars=headline_bars(summary, dims, out),
         dists=distributions(rows, dims, out),
         dim_tables=dim_tables,
@@ -179,7 +171,6 @@ def write_html(
         comparisons=comparisons(rows, dims),
         browse=browse,
         browse_truncated=len(papers) > MAX_BROWSE_PAPERS,
+        skipped=[str(s) for s in manifest.get("inputs_skipped") or []],
     )
-    path = out / "report.html"
-    path.write_text(page, encoding="utf-8")
-    return path
+    return write_text(out / "report.html", page)

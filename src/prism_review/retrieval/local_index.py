@@ -12,8 +12,10 @@ Build with :func:`build_index` (or ``prism index build``); open with :class:`Loc
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
+import tempfile
 import time
 from collections.abc import Iterable
 from pathlib import Path
@@ -21,6 +23,7 @@ from typing import Any
 
 import tantivy
 
+from prism_review.atomic import write_text
 from prism_review.retrieval.candidates import title_id
 
 MANIFEST = "prism_index.json"
@@ -84,9 +87,22 @@ def build_index(
     if out.exists() and not (out / MANIFEST).exists() and any(out.iterdir()):
         raise FileExistsError(f"{out} exists and is not a prism index; refusing to overwrite")
     merged = merge_docs(docs)  # read every source first: unreadable input leaves the old index
+    out.parent.mkdir(parents=True, exist_ok=True)
+    new = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    try:
+        manifest = _write_index(new, merged, sources, t0)
+    except BaseException:
+        shutil.rmtree(new, ignore_errors=True)  # a failed build (disk full) keeps the old index
+        raise
     if out.exists():
         shutil.rmtree(out)
-    out.mkdir(parents=True)
+    os.replace(new, out)
+    return manifest
+
+
+def _write_index(
+    out: Path, merged: list[dict[str, Any]], sources: list[str] | None, t0: float
+) -> dict[str, Any]:
     index = tantivy.Index(_schema(), path=str(out))
     writer = index.writer(heap_size=50_000_000, num_threads=1)
     for d in merged:
@@ -104,7 +120,7 @@ def build_index(
         "sources": sources or [],
         "seconds": round(time.perf_counter() - t0, 3),
     }
-    (out / MANIFEST).write_text(json.dumps(manifest, indent=1), encoding="utf-8")
+    write_text(out / MANIFEST, json.dumps(manifest, indent=1))
     return manifest
 
 

@@ -43,10 +43,11 @@ def _year(value: Any) -> int | None:
         return None
 
 
-def docs_from_jsonl(path: str | Path) -> Iterator[dict[str, Any]]:
+def docs_from_jsonl(path: str | Path, skips: SkipLog | None = None) -> Iterator[dict[str, Any]]:
     """Rows ``{id, title, abstract, year, venue}``, streamed; blank lines are skipped and a line
-    that is not a JSON object raises :class:`~prism_review.data.errors.DataError` naming it."""
-    for _, row in iter_jsonl(path, SkipLog(strict=True)):
+    that is not a JSON object is recorded in ``skips`` (without it: raises
+    :class:`~prism_review.data.errors.DataError` naming it)."""
+    for _, row in iter_jsonl(path, skips if skips is not None else SkipLog(strict=True)):
         yield {
             "id": row.get("id") or row.get("paper_id") or row.get("paperId"),
             "title": row.get("title"),
@@ -57,15 +58,23 @@ def docs_from_jsonl(path: str | Path) -> Iterator[dict[str, Any]]:
         }
 
 
-def docs_from_layout(root: str | Path) -> Iterator[dict[str, Any]]:
-    """Papers of an evaluation layout and the titles in their reference lists."""
+def docs_from_layout(root: str | Path, skips: SkipLog | None = None) -> Iterator[dict[str, Any]]:
+    """Papers of an evaluation layout and the titles in their reference lists. A paper that
+    cannot be read (not UTF-8, empty, outside the root) is left out and recorded in ``skips``;
+    the other papers are still indexed."""
+    from prism_review.data.errors import DataError
     from prism_review.data.layout import EvalLayout
 
+    log = skips if skips is not None else SkipLog()
     layout = EvalLayout(root)
     for venue in layout.venues():
         year = get_venue(venue).year
         for pid in layout.paper_ids(venue):
-            paper = layout.load_paper(venue, pid)
+            try:
+                paper = layout.load_paper(venue, pid)
+            except DataError as exc:
+                log.add_error(exc, record=pid)
+                continue
             if paper.title:
                 yield {
                     "id": pid,
@@ -76,6 +85,8 @@ def docs_from_layout(root: str | Path) -> Iterator[dict[str, Any]]:
                     "kind": "paper",
                 }
             yield from _bib_docs(paper.bibliography or parse_reference_list(paper.full_text))
+    for err in layout.problems:
+        log.add_error(err)
 
 
 def docs_from_corpus(
@@ -153,7 +164,7 @@ def bundled_literature() -> Path | None:
     return path if path.is_file() else None
 
 
-def docs_from_demo() -> Iterator[dict[str, Any]]:
+def docs_from_demo(skips: SkipLog | None = None) -> Iterator[dict[str, Any]]:
     """The bundled demo layout's papers and reference lists, plus the bundled literature."""
     from prism_review.data.errors import DataError
     from prism_review.data.layout import demo_root
@@ -163,7 +174,7 @@ def docs_from_demo() -> Iterator[dict[str, Any]]:
     except DataError:  # an installation without the demo data
         root = None
     if root is not None:
-        yield from docs_from_layout(root)
+        yield from docs_from_layout(root, skips)
     lit = bundled_literature()
     if lit is not None:
-        yield from docs_from_jsonl(lit)
+        yield from docs_from_jsonl(lit, skips)

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from prism_review.data.errors import DataError
+from prism_review.data.limits import check_file_size, loads
 from prism_review.records import Review, Section
 from prism_review.systems.parsing import read_section_scores, split_think
 
@@ -21,7 +22,9 @@ LLM_REVIEWER_ID = "LLM_Reviewer"
 
 
 def read_text(path: Path) -> str:
-    """Read a UTF-8 text file; failures become :class:`DataError` naming the file."""
+    """Read a UTF-8 text file; failures (and files over the size limit) become
+    :class:`DataError` naming the file."""
+    check_file_size(path)
     try:
         raw = path.read_bytes()
     except OSError as exc:
@@ -44,9 +47,10 @@ def check_txt(path: Path) -> list[tuple[str | None, str]]:
 
 
 def parse_json(path: Path | str, text: str) -> Any:
-    """Parse JSON ``text`` read from ``path``; errors become :class:`DataError` naming the file."""
+    """Parse JSON ``text`` read from ``path`` (nesting limited); errors become :class:`DataError`
+    naming the file."""
     try:
-        return json.loads(text)
+        return loads(text)
     except json.JSONDecodeError as exc:
         raise DataError(
             path, f"invalid JSON ({exc.msg}, line {exc.lineno} col {exc.colno})"

@@ -19,7 +19,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from prism_review.data import limits
 from prism_review.data.errors import DataError
+from prism_review.data.limits import loads
+from prism_review.data.safepath import inside, is_inside
 from prism_review.records import Review, Section
 from prism_review.systems.base import LLM_REVIEWER_ID, without_think
 from prism_review.systems.parsing import family, split_hash_sections
@@ -41,13 +44,17 @@ def is_byo_folder(folder: Path) -> bool:
 def parse_row(path: Path, line_no: int, line: bytes | str) -> dict[str, Any]:
     """Decode and type-check one row; problems raise :class:`DataError` naming file and line."""
     where = f"line {line_no}"
+    if len(line) > limits.MAX_LINE_BYTES:
+        limit = limits.MAX_LINE_BYTES
+        raise DataError(path, f"line is {len(line):,} bytes, over the {limit:,}-byte limit",
+                        field=where)
     if isinstance(line, bytes):
         try:
             line = line.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise DataError(path, f"not valid UTF-8 (byte {exc.start})", field=where) from exc
     try:
-        row = json.loads(line)
+        row = loads(line)
     except json.JSONDecodeError as exc:
         raise DataError(path, f"invalid JSON ({exc.msg} at col {exc.colno})", field=where) from exc
     if not isinstance(row, dict):
@@ -55,6 +62,17 @@ def parse_row(path: Path, line_no: int, line: bytes | str) -> dict[str, Any]:
     pid = row.get("paper_id")
     if not isinstance(pid, str | int) or isinstance(pid, bool) or not str(pid).strip():
         raise DataError(path, "missing or not a string", field=f"{where}: paper_id")
+    rid = row.get("reviewer_id")
+    if rid is not None and (not isinstance(rid, str | int) or isinstance(rid, bool)):
+        raise DataError(path, f"expected a string, got {type(rid).__name__}",
+                        field=f"{where}: reviewer_id")
+    if row.get("scores") is not None and not isinstance(row["scores"], dict):
+        raise DataError(path, f"expected an object, got {type(row['scores']).__name__}",
+                        field=f"{where}: scores")
+    rating = row.get("rating")
+    if rating is not None and not isinstance(rating, str | int | float):
+        raise DataError(path, f"expected a number or string, got {type(rating).__name__}",
+                        field=f"{where}: rating")
     if not row_sections(path, where, row):
         raise DataError(path, "row has no review text (sections, text or comments)", field=where)
     return row
@@ -86,7 +104,9 @@ def row_sections(path: Path, where: str, row: dict[str, Any]) -> list[Section]:
             raise DataError(
                 path, f"expected a string, got {type(text).__name__}", field=f"{where}: text"
             )
-        out.extend(split_hash_sections(without_think(text)[1]))
+        # a text far over the review cap is cut before splitting (splitting 50 MB takes
+        # minutes); the layout's cap records the cut with the full length (``source_chars``)
+        out.extend(split_hash_sections(without_think(text[: _split_budget()])[1]))
     comments = row.get("comments")
     if comments is not None:
         if not isinstance(comments, list):
@@ -110,6 +130,18 @@ def row_sections(path: Path, where: str, row: dict[str, Any]) -> list[Section]:
     return out
 
 
+def _split_budget() -> int:
+    return 2 * limits.MAX_REVIEW_CHARS
+
+
+def source_chars(row: dict[str, Any]) -> int:
+    """Characters of review text a row holds before any cut."""
+    n = len(row["text"]) if isinstance(row.get("text"), str) else 0
+    for s in row.get("sections") or []:
+        n += len(s.get("text", "")) if isinstance(s, dict) and isinstance(s.get("text"), str) else 0
+    return n
+
+
 def _scale_for(venue: str, name: str) -> Scale | None:
     v = get_venue(venue)
     fam = family(name)
@@ -121,9 +153,11 @@ def _scale_for(venue: str, name: str) -> Scale | None:
 class ByoSource:
     """An indexed BYO folder: ``reviews(paper_id)`` parses only that paper's rows."""
 
-    def __init__(self, folder: Path, system: str) -> None:
+    def __init__(self, folder: Path, system: str, *, root: Path | None = None) -> None:
         self.folder = folder
         self.system = system
+        #: files resolving outside ``root`` (a symlinked ``reviews.jsonl``) are refused
+        self.root = root
         self._index: dict[str, list[tuple[Path, int, int]]] | None = None
         #: rows that could not be read (each names file and line); they are skipped, the
         #: folder's other rows still load
@@ -135,6 +169,9 @@ class ByoSource:
         if self._index is None:
             idx: dict[str, list[tuple[Path, int, int]]] = defaultdict(list)
             for path in byo_files(self.folder):
+                if self.root is not None and not is_inside(self.root, path):
+                    self.problems.append(_outside(path, self.root))
+                    continue
                 for line_no, offset, line in _lines(path):
                     try:
                         row = parse_row(path, line_no, line)
@@ -188,6 +225,7 @@ class ByoSource:
         extra: dict[str, Any] = {
             "raw_text": json.dumps(row, ensure_ascii=False),
             "byo_line": line_no,
+            "source_chars": source_chars(row),
         }
         if row.get("comments"):
             extra["comments"] = row["comments"]
@@ -216,10 +254,22 @@ def _lines(path: Path) -> Iterator[tuple[int, int, bytes]]:
                 yield line_no, start, raw
 
 
-def check_folder(folder: Path) -> list[tuple[str, str | None, str]]:
-    """Every problem of a BYO folder as ``(path, field, message)`` (all rows checked)."""
+def _outside(path: Path, root: Path) -> DataError:
+    try:
+        inside(root, path)
+    except DataError as exc:
+        return exc
+    raise AssertionError("path is inside the root")  # pragma: no cover
+
+
+def check_folder(folder: Path, root: Path | None = None) -> list[tuple[str, str | None, str]]:
+    """Every problem of a BYO folder as ``(path, field, message)`` (all rows checked; files
+    resolving outside ``root`` are problems, not read)."""
     problems: list[tuple[str, str | None, str]] = []
     for path in byo_files(folder):
+        if root is not None and not is_inside(root, path):
+            problems.append((str(path), None, _outside(path, root).message))
+            continue
         try:
             for line_no, _off, line in _lines(path):
                 try:

@@ -146,7 +146,7 @@ def load_human(path: Path, paper_id: str, venue: str) -> tuple[list[Review], lis
         raise DataError(path, f"expected a JSON object, got {type(data).__name__}")
     reviews = data.get("reviews")
     if reviews is None:
-        return [], ["no 'reviews' field"]
+        raise DataError(path, "no 'reviews' field", field="reviews")
     if not isinstance(reviews, list):
         raise DataError(path, f"expected a list, got {type(reviews).__name__}", field="reviews")
     v = get_venue(venue)

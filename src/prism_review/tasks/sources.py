@@ -87,6 +87,8 @@ def from_layout(
                 problems.append(str(exc))
                 continue
             yield TaskPaper(paper=paper, reviews=reviews, split=hash_split(pid, train_fraction, seed))
+    if problems is not None:  # unsafe manifest ids, paths out of the root, bad metadata rows
+        problems.extend(str(e) for e in layout.problems)
 
 
 def from_proreviewer(path: Path | str, *, split: str | None = None, limit: int | None = None,

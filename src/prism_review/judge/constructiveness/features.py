@@ -164,8 +164,27 @@ class Tfidf:
 
 
 def hand_matrix(texts: Sequence[str]) -> np.ndarray:
-    """:func:`hand_features` of ``texts``, one row each."""
+    """:func:`hand_features` of ``texts``, one row each (no texts: zero rows of full width)."""
+    if not texts:
+        return np.zeros((0, len(hand_features(""))))
     return np.asarray([hand_features(t) for t in texts], dtype=float).reshape(len(texts), -1)
+
+
+def density_matrix(hand: np.ndarray) -> np.ndarray:
+    """Length-controlled cues, derived from a :func:`hand_matrix` (no second regex pass): each
+    cue's rate per 10 words and its presence (0/1). A long comment that repeats no pointer or
+    reason gets no more of these than a short one, so the rubric scorers that use them can tell
+    support from sheer length."""
+    k = len(CUES)
+    counts = np.expm1(hand[:, :k])
+    words = np.maximum(np.expm1(hand[:, k]), 1.0)
+    return np.hstack([counts / words[:, None] * 10.0, (counts > 0.5).astype(float)])
+
+
+def rubric_matrix(texts: Sequence[str], tfidf: Tfidf, hand: np.ndarray | None = None) -> np.ndarray:
+    """[TF-IDF | hand features | :func:`density_matrix`]: the rubric scorers' input."""
+    h = hand_matrix(texts) if hand is None else hand
+    return np.hstack([tfidf.transform(texts), h, density_matrix(h)])
 
 
 def design_matrix(

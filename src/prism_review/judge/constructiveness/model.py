@@ -4,8 +4,10 @@ The artefact ``resources/models/constructiveness/scorers.json`` (built by
 ``python -m prism_review.judge.constructiveness.train``) holds
 
 * ``rubric``: one TF-IDF vocabulary/idf and, for each of D1/D2/D3, the ridge coefficients over
-  [TF-IDF | hand features] fitted on RevUtil dev (actionability, grounding_specificity,
-  verifiability, 1–5 scale) plus two thresholds mapping the 1–5 prediction onto 0/1/2;
+  [TF-IDF | hand features | cue densities] (:func:`~.features.rubric_matrix`) fitted on RevUtil
+  (human dev labels, plus GPT-4o labels where the training report shows they help;
+  actionability, grounding_specificity, verifiability, 1–5 scale) plus two thresholds mapping
+  the 1–5 prediction onto 0/1/2 by RevUtil's level definitions;
 * ``comment_type``: a multinomial logistic model over [TF-IDF | hand features] fitted on
   DISAPERE train sentences, predicting weakness / strength / question / suggestion /
   observation (mapped from review_action, fine action and polarity).
@@ -22,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from prism_review.judge.constructiveness.features import Tfidf, design_matrix
+from prism_review.judge.constructiveness.features import Tfidf, design_matrix, rubric_matrix
 
 ARTEFACT = "scorers.json"
 
@@ -62,7 +64,7 @@ class Models:
         ``hand``: the texts' :func:`~.features.hand_matrix`, when already computed."""
         if not texts:
             return {k: (np.zeros(0), np.zeros(0, dtype=int)) for k in self.rubric}
-        x = design_matrix(texts, self.tfidf, hand)
+        x = rubric_matrix(texts, self.tfidf, hand)
         out = {}
         for k, s in self.rubric.items():
             y = s.predict(x)

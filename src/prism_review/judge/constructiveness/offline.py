@@ -1,10 +1,11 @@
 """The offline ARC judge: segmentation, comment typing and D1–D5 scoring with no network.
 
-* segments: :func:`segment.segment_review` (bullets as points, prose as sentences);
+* segments: :func:`segment.segment_review` (atomic comments: list items, and the prose sentences
+  that make one point);
 * comment type: the section decides when it can (Strengths → strength, Questions → question,
   Summary → observation, Weaknesses → weakness unless the point is a question); otherwise
   wording cues, then the DISAPERE-trained classifier;
-* D1/D2/D3: ridge scorers trained on RevUtil dev (:mod:`.model`), mapped to 0/1/2;
+* D1/D2/D3: ridge scorers trained on RevUtil (:mod:`.model`), mapped to 0/1/2 by its level definitions;
 * D4/D5: the rubric rules of :mod:`.rules`.
 """
 
@@ -38,7 +39,10 @@ def _type(seg: Segment, classified: str) -> str:
 
 
 def score_segments(segs: list[Segment], *, model_path: str | None = None) -> list[dict[str, Any]]:
-    """ARC dicts (unnumbered) for already-cut segments."""
+    """ARC dicts (unnumbered) for already-cut segments ([] for none: a review such as
+    ``## Weaknesses\n- x`` can leave no segment to score)."""
+    if not segs:
+        return []
     models = load_models(model_path)
     texts = [s.text for s in segs]
     hand = hand_matrix(texts)  # both models use the same hand features

@@ -95,10 +95,9 @@ def tone_level(text: str) -> int:
     """D5: 0 hostile/dismissive, 2 courteous or encouraging, 1 neutral-factual."""
     if _HOSTILE.search(text):
         return 0
-    compound = float(_vader().polarity_scores(text)["compound"])
-    if _POLITE.search(text) or compound >= 0.6:
+    if _POLITE.search(text):  # courteous wording decides; no need for the sentiment score
         return 2
-    return 1
+    return 2 if float(_vader().polarity_scores(text)["compound"]) >= 0.6 else 1
 
 
 def cue_type(text: str) -> str | None:

@@ -2,18 +2,27 @@
 
     python -m prism_review.judge.constructiveness.train \\
         [--revutil ../shared/data/labels/revutil/dev.jsonl] \\
+        [--gpt4o ../shared/data/labels/revutil-gpt4o/train.jsonl] \\
         [--disapere ../shared/data/labels/disapere] [--out DIR]
 
-* D1/D2/D3: ridge regression on [TF-IDF uni+bigrams | rubric cue features] fitted on the RevUtil
-  dev points (target: mean of the annotators' numeric labels for actionability,
-  grounding_specificity, verifiability). The 1–5 prediction becomes 0/1/2 by *proportion
-  matching*: the two thresholds are the prediction quantiles that reproduce the share of majority
-  labels at each level under the data README's conversion (actionability and verifiability
-  {1,2}→0, 3→1, {4,5}→2; grounding {1,2}→0, {3,4}→1, 5→2), so a level means what the human 0/1/2
-  conversion means on RevUtil. The ridge strength is chosen by 5-fold cross-validation grouped by
-  ``paper_id`` on the Spearman of the shipped 0/1/2 levels; in the CV each fold's thresholds come
-  from its training folds only. The shipped thresholds come from the out-of-fold predictions of
-  all of dev; the shipped ridge is fitted on all of dev.
+* D1/D2/D3: ridge regression on [TF-IDF uni+bigrams | rubric cue features | cue densities]
+  (:func:`~.features.rubric_matrix`). Targets: the mean of the human annotators' numeric labels
+  of the RevUtil dev points (actionability, grounding_specificity, verifiability) and, for the
+  aspects of :data:`SETUP` that use them, GPT-4o's labels of other RevUtil points (LLM labels:
+  trained on, never measured on). A source column (1 = GPT-4o) absorbs GPT-4o's different use of
+  the scale; it is 0 at prediction time, so the shipped scorer predicts the human scale.
+* 1–5 → 0/1/2 follows RevUtil's level definitions (:data:`CONVERSION`, the alignment of the data
+  README §6): the two thresholds are the prediction quantiles that reproduce the human majority
+  labels' share of each converted level (*proportion matching*), so a level means what the
+  rubric's level means.
+* Measured by 5-fold cross-validation on RevUtil dev grouped by ``paper_id``; a fold trains on
+  the other folds' human points and on the GPT-4o points of papers *not* in the held-out fold,
+  and its thresholds come from its training folds only. The ridge strength is chosen per
+  dimension on the Spearman of the shipped 0/1/2 levels. Reported beside it: the Spearman of the
+  comment's word count alone on the same points (the length baseline the scorer must beat), and
+  the mean predicted level vs the mean converted human level (is the scale right, not only the
+  order?). The shipped thresholds come from the out-of-fold predictions; the shipped ridge is
+  fitted on all the data.
 * comment type: multinomial logistic regression on DISAPERE train sentences; measured on DISAPERE
   dev.
 
@@ -31,7 +40,12 @@ from typing import Any
 import numpy as np
 
 from prism_review.agreement import read_jsonl
-from prism_review.judge.constructiveness.features import Tfidf, design_matrix
+from prism_review.judge.constructiveness.features import (
+    Tfidf,
+    density_matrix,
+    design_matrix,
+    hand_matrix,
+)
 from prism_review.judge.constructiveness.model import ARTEFACT, artefact_dir
 from prism_review.testing.shared import SHARED
 
@@ -41,8 +55,18 @@ ASPECTS = {
     "D3_justification": "verifiability",
 }
 ALPHAS = (1.0, 3.0, 10.0)
+#: per dimension: the weight of GPT-4o's labelled points (0: not used; a human point weighs 1)
+#: and whether the cue densities are used. Chosen on the grouped CV of RevUtil dev (the model
+#: card lists the runs): GPT-4o's labels help D2 and D3 and cost D1 (GPT-4o reads actionability
+#: more harshly than the annotators); the densities help D3 only.
+SETUP: dict[str, dict[str, Any]] = {
+    "D1_actionability": {"gpt4o_weight": 0.0, "density": False},
+    "D2_specificity": {"gpt4o_weight": 1.0, "density": False},
+    "D3_justification": {"gpt4o_weight": 0.5, "density": True},
+}
 TYPE_CLASSES = ["weakness", "strength", "question", "suggestion", "observation"]
 DEFAULT_REVUTIL = Path(f"{SHARED}/data/labels/revutil/dev.jsonl")
+DEFAULT_GPT4O = Path(f"{SHARED}/data/labels/revutil-gpt4o/train.jsonl")
 DEFAULT_DISAPERE = Path(f"{SHARED}/data/labels/disapere")
 
 
@@ -71,11 +95,15 @@ def _levels(p: np.ndarray, t1: float, t2: float) -> np.ndarray:
     return np.where(p < t1, 0, np.where(p < t2, 1, 2))
 
 
-#: the data README's 1–5 → 0/1/2 conversion, per aspect
+#: RevUtil 1–5 → PRISM 0/1/2 by the level definitions (data README §6): actionability 1 (no
+#: action) → 0, 2–3 (implicit or vague action: a "general direction") → 1, 4–5 (explicit and
+#: concrete) → 2; grounding_specificity 1–2 (not grounded) → 0, 3 (weakly grounded, specific) → 1,
+#: 4–5 (fully grounded: an exact element) → 2; verifiability 1 (no support) → 0, 2–3 (some,
+#: vague support: "partial reasoning") → 1, 4–5 → 2.
 CONVERSION: dict[str, dict[int, int]] = {
-    "actionability": {1: 0, 2: 0, 3: 1, 4: 2, 5: 2},
-    "grounding_specificity": {1: 0, 2: 0, 3: 1, 4: 1, 5: 2},
-    "verifiability": {1: 0, 2: 0, 3: 1, 4: 2, 5: 2},
+    "actionability": {1: 0, 2: 1, 3: 1, 4: 2, 5: 2},
+    "grounding_specificity": {1: 0, 2: 0, 3: 1, 4: 2, 5: 2},
+    "verifiability": {1: 0, 2: 1, 3: 1, 4: 2, 5: 2},
 }
 
 
@@ -86,10 +114,12 @@ def proportion_thresholds(pred: np.ndarray, gold: np.ndarray, aspect: str) -> tu
     return float(q1), float(q2)
 
 
-def _ridge(x: np.ndarray, y: np.ndarray, alpha: float) -> tuple[np.ndarray, float]:
+def _ridge(
+    x: np.ndarray, y: np.ndarray, alpha: float, weight: np.ndarray | None = None
+) -> tuple[np.ndarray, float]:
     from sklearn.linear_model import Ridge
 
-    m = Ridge(alpha=alpha).fit(x, y)
+    m = Ridge(alpha=alpha).fit(x, y, sample_weight=weight)
     return np.asarray(m.coef_), float(m.intercept_)
 
 
@@ -100,53 +130,126 @@ def _folds(groups: Sequence[str], k: int = 5) -> list[tuple[np.ndarray, np.ndarr
     return [(tr, te) for tr, te in GroupKFold(k).split(idx, groups=list(groups))]
 
 
-def train_rubric(rows: list[dict]) -> tuple[dict[str, Any], dict[str, Any]]:
+def _word_counts(texts: Sequence[str]) -> np.ndarray:
+    return np.array([len(t.split()) for t in texts], dtype=float)
+
+
+def _matrix(tf: Tfidf, texts: Sequence[str], hand: np.ndarray) -> np.ndarray:
+    """[TF-IDF | hand | densities] of ``texts`` (``hand``: their hand features)."""
+    return np.hstack([tf.transform(texts), hand, density_matrix(hand)])
+
+
+def _fit(
+    x: np.ndarray,
+    y: np.ndarray,
+    src: np.ndarray,
+    alpha: float,
+    density_cols: slice,
+    use_density: bool,
+    gpt_weight: float,
+) -> tuple[np.ndarray, float]:
+    """Ridge on [x | source column]; density columns zeroed when unused (their coefficients are
+    then exactly 0). Returns the coefficients of ``x`` (the source column is dropped: it is 0 at
+    prediction time) and the intercept."""
+    x = x.copy()
+    if not use_density:
+        x[:, density_cols] = 0.0
+    ok = ~np.isnan(y)
+    w = np.where(src > 0, gpt_weight, 1.0)
+    coef, b = _ridge(np.hstack([x, src[:, None]])[ok], y[ok], alpha, w[ok])
+    return coef[:-1], b
+
+
+def train_rubric(rows: list[dict], gpt_rows: list[dict] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
     """Cross-validate, then fit the D1–D3 scorers on all rows. Returns (artefact part, report)."""
+    gpt_rows = gpt_rows or []
     texts = [r["review_point"] for r in rows]
+    gtexts = [r["review_point"] for r in gpt_rows]
     groups = [r["paper_id"] for r in rows]
     folds = _folds(groups)
-    report: dict[str, Any] = {"n_points": len(rows), "n_papers": len(set(groups)), "cv": {}}
-    fold_tfidf = []
+    n_h = len(texts)
+    hand = hand_matrix(texts + gtexts)
+    n_feat_tf: list[int] = []
+    report: dict[str, Any] = {
+        "n_points": len(rows),
+        "n_papers": len(set(groups)),
+        "n_gpt4o_points": len(gpt_rows),
+        "conversion": CONVERSION,
+        "setup": SETUP,
+        "cv": {},
+    }
+    fold_data = []
     for tr, te in folds:
-        tf = Tfidf.fit([texts[i] for i in tr])
-        fold_tfidf.append(
-            (
-                tf,
-                design_matrix([texts[i] for i in tr], tf),
-                design_matrix([texts[i] for i in te], tf),
-            )
-        )
+        held = {groups[i] for i in te}
+        gi = [j for j, r in enumerate(gpt_rows) if r["paper_id"] not in held]
+        tf = Tfidf.fit([texts[i] for i in tr] + [gtexts[j] for j in gi])
+        x = _matrix(tf, texts + gtexts, hand)
+        n_feat_tf.append(len(tf.vocab))
+        fold_data.append((tr, te, np.asarray(gi, dtype=int), x))
+    tfidf = Tfidf.fit(texts + gtexts)
+    x_all = _matrix(tfidf, texts + gtexts, hand)
+    dens = slice(len(tfidf.vocab) + hand.shape[1], x_all.shape[1])
+    wc = _word_counts(texts)
+    src_all = np.r_[np.zeros(n_h), np.ones(len(gtexts))]
     scorers: dict[str, Any] = {}
-    tfidf = Tfidf.fit(texts)
-    x_all = design_matrix(texts, tfidf)
+    oof_levels: dict[str, np.ndarray] = {}
     for dim, aspect in ASPECTS.items():
+        setup = SETUP[dim]
+        gw = float(setup["gpt4o_weight"])
+        use_gpt = gw > 0 and bool(gpt_rows)
         y = np.array([numeric_mean(r["labels"][aspect]["raw"]) for r in rows])
+        yg = np.array([majority(r["labels"].get(aspect)) for r in gpt_rows])
+        y_all = np.r_[y, yg]
         gold = np.array([majority(r["labels"][aspect]["majority"]) for r in rows])
+        g = ~np.isnan(gold)
         res: dict[str, Any] = {}
-        best_alpha, best_s, best_oof = ALPHAS[0], -2.0, np.zeros(len(rows))
+        best: tuple[float, float, np.ndarray, np.ndarray] = (ALPHAS[0], -2.0, np.zeros(n_h), np.zeros(n_h))
         for alpha in ALPHAS:
-            oof = np.zeros(len(rows))
-            lv = np.zeros(len(rows))
-            for (tr, te), (_tf, xtr, xte) in zip(folds, fold_tfidf, strict=True):
-                ok = ~np.isnan(y[tr])
-                coef, b = _ridge(xtr[ok], y[tr][ok], alpha)
+            oof = np.zeros(n_h)
+            lv = np.zeros(n_h)
+            for (tr, te, g_idx, x), n_tf in zip(fold_data, n_feat_tf, strict=True):
+                idx = np.r_[tr, n_h + g_idx] if use_gpt else tr
+                fold_dens = slice(n_tf + hand.shape[1], x.shape[1])
+                coef, b = _fit(x[idx], y_all[idx], src_all[idx], alpha, fold_dens, setup["density"], gw)
+                xte = x[te].copy()
+                if not setup["density"]:
+                    xte[:, fold_dens] = 0.0
                 oof[te] = xte @ coef + b
+                xtr = x[tr].copy()
+                if not setup["density"]:
+                    xtr[:, fold_dens] = 0.0
                 ptr = xtr @ coef + b
-                g = ~np.isnan(gold[tr])
-                t1, t2 = proportion_thresholds(ptr[g], gold[tr][g], aspect)
+                gt = ~np.isnan(gold[tr])
+                t1, t2 = proportion_thresholds(ptr[gt], gold[tr][gt], aspect)
                 lv[te] = _levels(oof[te], t1, t2)
-            g = ~np.isnan(gold)
             s_cont, s_lv = _spearman(oof[g], gold[g]), _spearman(lv[g], gold[g])
             res[f"alpha={alpha:g}"] = {
                 "spearman_continuous": round(s_cont, 4),
                 "spearman_0_1_2": round(s_lv, 4),
             }
-            if s_lv > best_s:  # choose by what ships: the 0/1/2 levels
-                best_alpha, best_s, best_oof = alpha, s_lv, oof
-        g = ~np.isnan(gold)
+            if s_lv > best[1]:  # choose by what ships: the 0/1/2 levels
+                best = (alpha, s_lv, oof, lv)
+        best_alpha, best_s, best_oof, best_lv = best
+        s_wc = _spearman(wc[g], gold[g])
+        conv = np.array([CONVERSION[aspect][int(v)] for v in gold[g]])
+        res.update(
+            {
+                "chosen_alpha": best_alpha,
+                "n_gold": int(g.sum()),
+                "n_train_human": int((~np.isnan(y)).sum()),
+                "n_train_gpt4o": int((~np.isnan(yg)).sum()) if use_gpt else 0,
+                "word_count_spearman": round(s_wc, 4),
+                "spearman_0_1_2_minus_word_count": round(best_s - s_wc, 4),
+                "prediction_vs_word_count_spearman": round(_spearman(best_oof[g], wc[g]), 4),
+                "mean_level_predicted": round(float(best_lv[g].mean()), 4),
+                "mean_level_human": round(float(conv.mean()), 4),
+            }
+        )
         t1, t2 = proportion_thresholds(best_oof[g], gold[g], aspect)
-        ok = ~np.isnan(y)
-        coef, b = _ridge(x_all[ok], y[ok], best_alpha)
+        idx_all = np.arange(n_h + len(gtexts)) if use_gpt else np.arange(n_h)
+        coef, b = _fit(
+            x_all[idx_all], y_all[idx_all], src_all[idx_all], best_alpha, dens, setup["density"], gw
+        )
         scorers[dim] = {
             "aspect": aspect,
             "alpha": best_alpha,
@@ -154,12 +257,40 @@ def train_rubric(rows: list[dict]) -> tuple[dict[str, Any], dict[str, Any]]:
             "intercept": round(b, 6),
             "thresholds": [round(t1, 6), round(t2, 6)],
         }
-        res["chosen_alpha"] = best_alpha
-        res["n_gold"] = int(g.sum())
-        res["n_train"] = int(ok.sum())
         report["cv"][f"{aspect}->{dim}"] = res
+        oof_levels[dim] = best_lv
+    report["rules_and_mcs"] = rule_figures(rows, oof_levels)
     part = {"vocab": tfidf.vocab, "idf": _round(tfidf.idf), "scorers": scorers}
     return part, report
+
+
+def rule_figures(rows: list[dict], oof_levels: dict[str, np.ndarray]) -> dict[str, Any]:
+    """What the human labels say about the rule-built D4/D5 and the composite CLC (out-of-fold
+    D1–D3 levels + the rules), with the baselines each must beat."""
+    from prism_review.judge.constructiveness.rules import solution_level, tone_level
+
+    texts = [r["review_point"] for r in rows]
+    d4 = np.array([solution_level(t) for t in texts], dtype=float)
+    d5 = np.array([tone_level(t) for t in texts], dtype=float)
+    clc = (oof_levels["D1_actionability"] + oof_levels["D2_specificity"]
+           + oof_levels["D3_justification"] + d4 + d5) / 10
+    wc = _word_counts(texts)
+    act = np.array([majority(r["labels"]["actionability"]["majority"]) for r in rows])
+    helpful = np.array([majority(r["labels"]["helpfulness"]["majority"]) for r in rows])
+    tone = np.array([majority(r["labels"]["professional_tone"]["majority"]) for r in rows])
+    a, h, t = ~np.isnan(act), ~np.isnan(helpful), ~np.isnan(tone)
+    return {
+        "d4_vs_actionability_spearman": round(_spearman(d4[a], act[a]), 4),
+        "d4_mean_actionability_4_5": round(float(d4[a & (act >= 4)].mean()), 4),
+        "d4_mean_actionability_1_2": round(float(d4[a & (act <= 2)].mean()), 4),
+        "d5_professional_accuracy": round(float(((d5[t] >= 1) == (tone[t] == 1)).mean()), 4),
+        "d5_always_professional_accuracy": round(float((tone[t] == 1).mean()), 4),
+        "d5_n_unprofessional": int((tone[t] == 0).sum()),
+        "clc_vs_helpfulness_spearman": round(_spearman(clc[h], helpful[h]), 4),
+        "word_count_vs_helpfulness_spearman": round(_spearman(wc[h], helpful[h]), 4),
+        "n_helpfulness": int(h.sum()),
+        "mean_clc": round(float(clc.mean()), 4),
+    }
 
 
 def disapere_type(s: dict) -> str:
@@ -234,14 +365,17 @@ def main(argv: list[str] | None = None) -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     ap.add_argument("--revutil", type=Path, default=DEFAULT_REVUTIL)
+    ap.add_argument("--gpt4o", type=Path, default=DEFAULT_GPT4O,
+                    help="RevUtil points labelled by GPT-4o (LLM labels, trained on only); 'none' to skip")
     ap.add_argument("--disapere", type=Path, default=DEFAULT_DISAPERE)
     ap.add_argument("--out", type=Path, default=None)
     a = ap.parse_args(argv)
     out = a.out or artefact_dir()
     out.mkdir(parents=True, exist_ok=True)
-    rubric, r_report = train_rubric(read_jsonl(a.revutil))
+    gpt = [] if str(a.gpt4o) == "none" else read_jsonl(a.gpt4o)
+    rubric, r_report = train_rubric(read_jsonl(a.revutil), gpt)
     types, t_report = train_types(a.disapere)
-    artefact = {"format": 1, "rubric": rubric, "comment_type": types}
+    artefact = {"format": 2, "rubric": rubric, "comment_type": types}
     (out / ARTEFACT).write_text(
         json.dumps(artefact, separators=(",", ":"), sort_keys=True), encoding="utf-8"
     )

@@ -1,0 +1,115 @@
+"""Parsing limits for untrusted input: JSON nesting depth, line and file size, text length.
+
+Papers and reviews come from the internet. Without limits a 100,000-deep JSON array crashes the
+parser with ``RecursionError`` and a 50 MB single-line review keeps the offline judges busy for
+minutes at gigabytes of memory. Every loader parses JSON through :func:`loads` and reads files
+through :func:`check_file_size`; texts longer than the caps are cut by :func:`cap_text` and
+the cut is recorded by the caller (so a number computed on a cut text says so).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from prism_review.data.errors import DataError
+
+if TYPE_CHECKING:
+    from prism_review.records import Review
+
+#: deepest JSON nesting accepted (real review files nest 4 levels at most)
+MAX_JSON_DEPTH = 64
+#: longest single JSONL line, in bytes
+MAX_LINE_BYTES = 64 << 20
+#: largest whole file read into memory (a paper, a review file, a manifest)
+MAX_FILE_BYTES = 128 << 20
+#: longest review text kept (characters over all sections); longer reviews are cut
+MAX_REVIEW_CHARS = 60_000
+#: longest paper text kept (characters); longer papers are cut
+MAX_PAPER_CHARS = 600_000
+
+
+class TooDeep(json.JSONDecodeError):
+    """JSON nested deeper than :data:`MAX_JSON_DEPTH` (a :class:`json.JSONDecodeError`, so every
+    loader's existing handler reports it as invalid JSON, naming file and line)."""
+
+
+def loads(text: str | bytes, *, max_depth: int | None = None) -> Any:
+    """``json.loads`` that refuses nesting deeper than ``max_depth`` (default
+    :data:`MAX_JSON_DEPTH`) with :class:`TooDeep`."""
+    max_depth = MAX_JSON_DEPTH if max_depth is None else max_depth
+    doc = text if isinstance(text, str) else text.decode("utf-8")
+    try:
+        value = json.loads(doc)
+    except RecursionError:
+        raise TooDeep(f"nested deeper than {max_depth} levels", doc, 0) from None
+    if _deeper_than(value, max_depth):
+        raise TooDeep(f"nested deeper than {max_depth} levels", doc, 0)
+    return value
+
+
+def _deeper_than(value: Any, limit: int) -> bool:
+    """True when ``value`` nests more than ``limit`` containers (iterative: no recursion)."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children: Any = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((c, depth + 1) for c in children if isinstance(c, dict | list))
+    return False
+
+
+def check_file_size(path: Path | str, limit: int | None = None) -> None:
+    """:class:`DataError` when ``path`` is larger than ``limit`` bytes (default
+    :data:`MAX_FILE_BYTES`, read at call time); nothing is read."""
+    limit = MAX_FILE_BYTES if limit is None else limit
+    try:
+        size = os.stat(path).st_size
+    except OSError:
+        return  # the read that follows reports it, naming the file
+    if size > limit:
+        raise DataError(path, f"file is {size:,} bytes, over the {limit:,}-byte limit (refused)")
+
+
+def cap_text(text: str, limit: int) -> tuple[str, int]:
+    """``(text cut to limit characters, characters removed)``."""
+    if len(text) <= limit:
+        return text, 0
+    return text[:limit], len(text) - limit
+
+
+def cap_review(review: Review, limit: int | None = None) -> tuple[Review, DataError | None]:
+    """``review`` with its sections cut to ``limit`` characters in all (default
+    :data:`MAX_REVIEW_CHARS`; the cut recorded in ``extra["cut_chars"]``), and a
+    :class:`DataError` naming the file when it was cut."""
+    limit = MAX_REVIEW_CHARS if limit is None else limit
+    total = sum(len(s.text) for s in review.sections)
+    if total <= limit:
+        return review, None
+    total = max(total, int(review.extra.get("source_chars") or 0))  # a loader may have pre-cut
+    left, sections = limit, []
+    for sec in review.sections:
+        if left <= 0:
+            break
+        text, _ = cap_text(sec.text, left)
+        sections.append(sec.model_copy(update={"text": text}))
+        left -= len(text)
+    extra = dict(review.extra)
+    for key in ("body", "raw_text"):
+        if isinstance(extra.get(key), str):
+            extra[key] = cap_text(extra[key], limit)[0]
+    extra["cut_chars"] = total - limit
+    note = DataError(
+        review.source_path or review.paper_id,
+        f"review {review.reviewer_id} cut to {limit:,} characters ({total - limit:,} removed)",
+        field="cut",
+    )
+    return review.model_copy(update={"sections": sections, "extra": extra}), note

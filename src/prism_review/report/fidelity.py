@@ -1,0 +1,185 @@
+"""The offline judge's fidelity card: how far each Table-1 metric can be read against PRISM.
+
+The card is data (``resources/fidelity_card.json``), measured and shipped with the package. Each
+entry puts one metric of the offline judge in one class:
+
+* ``comparable``: comparable to PRISM's scale (the value can be read against the paper's);
+* ``ranking_only``: orders systems as PRISM's construct does, but the absolute level differs;
+* ``not_informative``: does not measure PRISM's construct offline.
+
+with the figure that puts it there, the command that measures it, and whether the entry is
+``measured`` or ``provisional`` (taken from the best current evidence, awaiting its owner's
+measurement). This module loads and checks the card and renders it for the console,
+``summary.md``, the HTML report and ``prism agreement --dataset all``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+CLASSES: dict[str, str] = {
+    "comparable": "comparable to PRISM's scale",
+    "ranking_only": "ranking only (orders systems; the absolute level differs from PRISM's)",
+    "not_informative": "not informative offline",
+}
+STATUSES = ("measured", "provisional")
+CARD_FILE = "fidelity_card.json"
+
+
+class CardError(ValueError):
+    """The card file is malformed (names the file and the entry)."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One metric's place on the card."""
+
+    dimension: str
+    metric: str
+    label: str
+    cls: str
+    figure: str
+    command: str
+    status: str
+    owner: str
+
+    @property
+    def comparable(self) -> bool:
+        return self.cls == "comparable"
+
+
+@dataclass(frozen=True)
+class Card:
+    """The whole card: which judge it describes, its classification rule and its entries."""
+
+    judge: str
+    rule: str
+    entries: tuple[Entry, ...]
+
+    def get(self, dimension: str, metric: str) -> Entry | None:
+        for e in self.entries:
+            if e.dimension == dimension and e.metric == metric:
+                return e
+        return None
+
+
+_FIELDS = ("dimension", "metric", "label", "class", "figure", "command", "status", "owner")
+
+
+def parse_card(data: dict[str, Any], source: str = CARD_FILE) -> Card:
+    """Check and build a :class:`Card` from the card's JSON content."""
+    if not isinstance(data, dict) or not isinstance(data.get("entries"), list):
+        raise CardError(f"{source}: expected an object with an 'entries' list")
+    entries = []
+    seen: set[tuple[str, str]] = set()
+    for i, raw in enumerate(data["entries"]):
+        where = f"{source}: entries[{i}]"
+        if not isinstance(raw, dict):
+            raise CardError(f"{where}: not an object")
+        missing = [f for f in _FIELDS if not isinstance(raw.get(f), str) or not raw[f].strip()]
+        if missing:
+            raise CardError(f"{where}: missing or empty field(s) {', '.join(missing)}")
+        if raw["class"] not in CLASSES:
+            raise CardError(f"{where}: class {raw['class']!r} is not one of {', '.join(CLASSES)}")
+        if raw["status"] not in STATUSES:
+            raise CardError(f"{where}: status {raw['status']!r} is not one of {', '.join(STATUSES)}")
+        key = (raw["dimension"], raw["metric"])
+        if key in seen:
+            raise CardError(f"{where}: {key[0]}.{key[1]} appears twice")
+        seen.add(key)
+        entries.append(
+            Entry(
+                dimension=raw["dimension"],
+                metric=raw["metric"],
+                label=raw["label"],
+                cls=raw["class"],
+                figure=raw["figure"],
+                command=raw["command"],
+                status=raw["status"],
+                owner=raw["owner"],
+            )
+        )
+    return Card(judge=str(data.get("judge", "offline")), rule=str(data.get("rule", "")), entries=tuple(entries))
+
+
+def card_path() -> Path:
+    return Path(str(resources.files("prism_review") / "resources" / CARD_FILE))
+
+
+@lru_cache(maxsize=2)
+def load_card(path: str | None = None) -> Card:
+    """The shipped card (or the one at ``path``)."""
+    p = Path(path) if path else card_path()
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise CardError(f"{p}: cannot read the fidelity card ({exc})") from exc
+    return parse_card(data, str(p))
+
+
+def is_offline(manifest: dict[str, Any]) -> bool:
+    """Whether a run's manifest says the offline judge produced it."""
+    judge = manifest.get("judge") or {}
+    name = (judge.get("judge") or judge.get("name")) if isinstance(judge, dict) else judge
+    return str(name or "") == "offline"
+
+
+def not_comparable(columns: list[tuple[str, str]], card: Card | None = None) -> list[tuple[str, Entry | None]]:
+    """For Table-1 ``columns`` ((dimension, metric) pairs): those not comparable to the paper's
+    numbers, each with its card entry (None: the card has no entry, so nothing vouches for it)."""
+    card = card or load_card()
+    out: list[tuple[str, Entry | None]] = []
+    for dim, metric in columns:
+        e = card.get(dim, metric)
+        if e is None or not e.comparable:
+            out.append((f"{dim}.{metric}", e))
+    return out
+
+
+def table1_note(columns: list[tuple[str, str]], card: Card | None = None) -> list[str]:
+    """Plain-text lines printed under Table 1 of an offline-judge run (empty: all comparable)."""
+    rows = not_comparable(columns, card)
+    if not rows:
+        return []
+    lines = ["Offline judge: these Table-1 columns are not comparable to the PRISM paper's numbers "
+             "(fidelity card, `prism agreement --dataset all`):"]
+    for key, e in rows:
+        if e is None:
+            lines.append(f"- {key}: no fidelity-card entry (unmeasured)")
+            continue
+        tag = "" if e.status == "measured" else " [provisional]"
+        lines.append(f"- {e.label}: {CLASSES[e.cls]}{tag}. {e.figure}")
+    return lines
+
+
+def render_card(card: Card | None = None) -> str:
+    """The whole card as plain text (``prism agreement --dataset all``)."""
+    card = card or load_card()
+    lines = [f"Fidelity card of the {card.judge} judge (resources/{CARD_FILE})"]
+    if card.rule:
+        lines.append(f"Rule: {card.rule}")
+    for e in card.entries:
+        tag = "measured" if e.status == "measured" else f"provisional, owner {e.owner}"
+        lines += [
+            f"- {e.dimension}.{e.metric} ({e.label}): {e.cls} [{tag}]",
+            f"    {e.figure}",
+            f"    measured by: {e.command}",
+        ]
+    return "\n".join(lines)
+
+
+def table1_columns(dims: list[Any]) -> list[tuple[str, str]]:
+    """The (dimension, metric) pairs of Table 1 for these dimensions."""
+    from prism_review.pipelines.summary import headline_specs
+
+    return [(d.name, s.key) for d in dims for s in headline_specs(d)]
+
+
+def run_note(manifest: dict[str, Any], dims: list[Any]) -> list[str]:
+    """The note under a run's Table 1: the card's lines for an offline-judge run, else none."""
+    return table1_note(table1_columns(dims)) if is_offline(manifest) else []
