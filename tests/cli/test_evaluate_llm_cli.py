@@ -96,11 +96,18 @@ def test_bad_key_stops_cleanly_with_a_clear_message(llm_server, tmp_path, monkey
 
 
 def test_set_option_reaches_the_dimension_and_manifest(tmp_path):
+    import shutil
+
+    from prism_review.data.layout import demo_root
+
+    data = tmp_path / "data"  # the demo with one paper's human review removed
+    shutil.copytree(demo_root(), data)
+    (data / "ICLR2024" / "human_reviews" / "capturing-structural-locality-in-non-parametric.json").unlink()
     out = tmp_path / "run"
     res = CliRunner().invoke(
         app,
-        ["evaluate", "--dimension", "flaws", "--set", "flaws.reference=human", "--set", "flaws.paper_chars=1000",
-         "--limit", "3", "--out", str(out), "--quiet", "--no-report"],
+        ["evaluate", "--data", str(data), "--dimension", "flaws", "--set", "flaws.reference=human",
+         "--set", "flaws.paper_chars=1000", "--limit", "3", "--out", str(out), "--quiet", "--no-report"],
     )
     assert res.exit_code == 0, res.output
     manifest = json.loads((out / "manifest.json").read_text())

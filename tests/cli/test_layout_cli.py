@@ -36,7 +36,7 @@ def test_validate_evaluate_compare_report(tmp_path):
     ok = [r for r in rows if r.status == "ok"]
     assert len(ok) > 0.9 * len(rows)
     summary = (out / "summary.md").read_text()
-    for heading in ("Table 1", "## ICLR2024", "## ICML2025", "## NeurIPS2025", "TreeReview", "DeepReview"):
+    for heading in ("Table 1", "## ICLR2024", "## ICML2025", "## NeurIPS2025", "treereview", "deepreview"):
         assert heading in summary
     csv_lines = (out / "summary.csv").read_text().splitlines()
     assert csv_lines[0] == "dimension,venue,system,metric,label,mean,sd,n,mode,judge"
@@ -51,6 +51,13 @@ def test_validate_evaluate_compare_report(tmp_path):
 
     rep = runner.invoke(app, ["report", str(out), "--no-html"])
     assert rep.exit_code == 0 and "Table 1" in rep.output
+    # the results log itself names the run too; the tables come with how to read them
+    rep = runner.invoke(app, ["report", str(out / "results.jsonl"), "--no-html"])
+    assert rep.exit_code == 0 and "Table 1" in rep.output, rep.output
+    assert "How to read Table 1" in rep.output and "prism compare --run" in rep.output
+    assert "How to read Table 1" in res.output  # evaluate prints it under Table 1 too
+    bad = runner.invoke(app, ["report", str(out / "summary.csv")])
+    assert bad.exit_code == 2 and "not a run's results.jsonl" in bad.output
 
 
 def test_validate_partial_accepts_missing_system_folders(tmp_path):

@@ -46,3 +46,10 @@ def hub() -> Iterator[tuple[Hub, str]]:
     yield state, f"http://127.0.0.1:{server.server_address[1]}"
     server.shutdown()
     server.server_close()
+
+
+@pytest.fixture(autouse=True)
+def _own_hf_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Downloads go through huggingface_hub: each test gets its own cache, never the user's."""
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hf-cache"))
+    monkeypatch.delenv("HF_TOKEN", raising=False)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import socket
 import zipfile
@@ -215,8 +216,32 @@ def hub_handler(hub: Hub) -> type[BaseHTTPRequestHandler]:
         def log_message(self, *args: Any) -> None:
             pass
 
+        def do_HEAD(self) -> None:  # noqa: N802
+            """File metadata as huggingface_hub reads it: commit, ETag and size headers."""
+            hub.requests.append({"method": "HEAD", "path": self.path, "range": None,
+                                 "auth": self.headers.get("Authorization")})  # fmt: skip
+            if (
+                hub.require_token
+                and self.headers.get("Authorization") != f"Bearer {hub.require_token}"
+            ):
+                return self._head(401, {"X-Error-Code": "GatedRepo"})
+            key = self.path.split("?")[0].replace("/datasets/", "", 1).replace("/resolve/main/", "/")
+            if key not in hub.files:
+                return self._head(404, {"X-Error-Code": "EntryNotFound"})
+            digest = hashlib.sha256(hub.files[key]).hexdigest()
+            return self._head(200, {"X-Repo-Commit": hashlib.sha1(hub.files[key]).hexdigest(),
+                                    "ETag": f'"{digest}"', "Content-Length": str(len(hub.files[key]))})  # fmt: skip
+
+        def _head(self, code: int, headers: dict[str, str]) -> None:
+            self.send_response(code)
+            for k, v in headers.items():
+                self.send_header(k, v)
+            if "Content-Length" not in headers:
+                self.send_header("Content-Length", "0")
+            self.end_headers()
+
         def do_GET(self) -> None:  # noqa: N802
-            hub.requests.append({"path": self.path, "range": self.headers.get("Range"),
+            hub.requests.append({"method": "GET", "path": self.path, "range": self.headers.get("Range"),
                                  "auth": self.headers.get("Authorization")})  # fmt: skip
             if (
                 hub.require_token
@@ -227,15 +252,17 @@ def hub_handler(hub: Hub) -> type[BaseHTTPRequestHandler]:
             if "/api/datasets/" in path:
                 repo = path.split("/api/datasets/")[1].split("/tree/")[0]
                 listing = [
-                    {"type": "file", "path": k.split(f"{repo}/", 1)[1]}
+                    {"type": "file", "path": k.split(f"{repo}/", 1)[1], "size": len(hub.files[k]),
+                     "oid": hashlib.sha1(hub.files[k]).hexdigest()}
                     for k in hub.files
                     if k.startswith(repo)
                 ]
-                listing.append({"type": "directory", "path": "data"})
+                listing.append({"type": "directory", "path": "data", "oid": "0" * 40})
                 if (
                     hub.page_size and "cursor=" not in self.path
                 ):  # first page, then a Link to the rest
-                    link = f'<{path}?recursive=true&cursor=p2>; rel="next"'
+                    host = self.headers.get("Host")
+                    link = f'<http://{host}{path}?recursive=true&cursor=p2>; rel="next"'
                     return self._send(
                         200, json.dumps(listing[: hub.page_size]).encode(), {"Link": link}
                     )

@@ -145,3 +145,16 @@ def test_download_command_extracts_and_refuses_malicious_zip(
         "refusing to extract" in " ".join(res.output.split()) and "../../escape.txt" in res.output
     )
     assert not (tmp_path / "escape.txt").exists() and not (tmp_path / "bad" / "input").exists()
+
+
+def test_info_on_a_layout_counts_reviews_not_files() -> None:
+    from prism_review.data.layout import demo_root
+
+    res = runner.invoke(app, ["data", "info", str(demo_root())])
+    assert res.exit_code == 0, res.output
+    venue = json.loads(res.stdout)["venues"]["ICLR2024"]
+    assert venue["papers"] == 21
+    # one reviews.jsonl file per LLM system, 20 reviews in each; NExT-GPT has 4 human reviews
+    assert venue["systems"]["gpt4"] == {"reviews": 20, "papers": 20}
+    assert venue["systems"]["human"] == {"reviews": 4 + 20, "papers": 21}
+    assert venue["unreadable_review_files"] == 0

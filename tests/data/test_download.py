@@ -1,4 +1,5 @@
-"""Hub downloads against a loopback HTTP server: resume, auth, listing, offline, zip safety."""
+"""Hub downloads through huggingface_hub against a loopback hub (HF_ENDPOINT-style endpoint):
+cache, resume, auth, listing, offline mode, zip safety."""
 
 from __future__ import annotations
 
@@ -7,7 +8,6 @@ import socket
 import zipfile
 from pathlib import Path
 
-import httpx
 import pytest
 from data_shapes import Hub
 
@@ -16,8 +16,6 @@ from prism_review.data.download import (
     OfflineError,
     UnsafeArchiveError,
     download_dataset,
-    download_file,
-    resolve_url,
     safe_extract,
 )
 
@@ -32,22 +30,20 @@ def make_zip(members: dict[str, bytes]) -> bytes:
     return buf.getvalue()
 
 
-def test_download_whole_file_with_token_and_progress(hub: tuple[Hub, str], tmp_path: Path) -> None:
+def test_download_with_token_into_the_shared_cache(hub: tuple[Hub, str], tmp_path: Path) -> None:
     state, url = hub
     state.files["anoyresearcher/prism_paper_data/papers.parquet"] = PAYLOAD
     state.require_token = "sekrit"
-    seen: list[tuple[int, int | None]] = []
-    paths = download_dataset(
-        "prism-corpus",
-        tmp_path,
-        endpoint=url,
-        token="sekrit",
-        progress=lambda name: lambda g, t: seen.append((g, t)),
-    )
-    assert paths == [tmp_path / "papers.parquet"]
-    assert paths[0].read_bytes() == PAYLOAD and not (tmp_path / "papers.parquet.part").exists()
-    assert seen[-1] == (len(PAYLOAD), len(PAYLOAD))
-    assert state.requests[0]["auth"] == "Bearer sekrit"
+    paths = download_dataset("prism-corpus", tmp_path / "d", endpoint=url, token="sekrit")
+    assert paths == [tmp_path / "d" / "papers.parquet"] and paths[0].read_bytes() == PAYLOAD
+    assert all(r["auth"] == "Bearer sekrit" for r in state.requests)
+    cached = list((tmp_path / "hf-cache").rglob("papers.parquet"))
+    assert cached and cached[0].read_bytes() == PAYLOAD  # in the HF cache other tools share
+    # a second download (another folder) is served from the cache: metadata only, no bytes
+    n_get = sum(r["method"] == "GET" for r in state.requests)
+    download_dataset("prism-corpus", tmp_path / "e", endpoint=url, token="sekrit")
+    assert (tmp_path / "e" / "papers.parquet").read_bytes() == PAYLOAD
+    assert sum(r["method"] == "GET" for r in state.requests) == n_get
 
 
 def test_missing_token_is_access_denied(hub: tuple[Hub, str], tmp_path: Path) -> None:
@@ -58,46 +54,17 @@ def test_missing_token_is_access_denied(hub: tuple[Hub, str], tmp_path: Path) ->
         download_dataset("prism-corpus", tmp_path, endpoint=url, token="")
 
 
-def test_resume_after_interrupted_transfer(hub: tuple[Hub, str], tmp_path: Path) -> None:
+def test_interrupted_transfer_resumes_with_a_range_request(hub: tuple[Hub, str], tmp_path: Path) -> None:
     state, url = hub
-    state.files["r/x.bin"] = PAYLOAD
-    state.cut_after = 30_000
-    dest = tmp_path / "x.bin"
-    with httpx.Client() as client:
-        download_file(client, resolve_url(url, "r", "x.bin"), dest)
-    assert dest.read_bytes() == PAYLOAD
-    assert [r["range"] for r in state.requests] == [None, "bytes=30000-"]
-
-
-def test_resume_from_existing_part_file_and_give_up_message(
-    hub: tuple[Hub, str], tmp_path: Path
-) -> None:
-    state, url = hub
-    state.files["r/x.bin"] = PAYLOAD
-    dest = tmp_path / "x.bin"
-    (tmp_path / "x.bin.part").write_bytes(PAYLOAD[:50_000])
-    with httpx.Client() as client:
-        download_file(client, resolve_url(url, "r", "x.bin"), dest)
-        assert dest.read_bytes() == PAYLOAD
-        assert state.requests[-1]["range"] == "bytes=50000-"
-        # a part that is already complete: the server answers 416 and the part is kept
-        (tmp_path / "y.bin.part").write_bytes(PAYLOAD)
-        state.files["r/y.bin"] = PAYLOAD
-        download_file(client, resolve_url(url, "r", "y.bin"), tmp_path / "y.bin")
-        assert (tmp_path / "y.bin").read_bytes() == PAYLOAD
-        # a server that ignores Range restarts from zero instead of appending twice
-        state.ignore_range = True
-        (tmp_path / "z.bin.part").write_bytes(b"stale")
-        state.files["r/z.bin"] = PAYLOAD
-        download_file(client, resolve_url(url, "r", "z.bin"), tmp_path / "z.bin")
-        assert (tmp_path / "z.bin").read_bytes() == PAYLOAD
-        state.ignore_range = False
-        # interrupted on every attempt: a clear message, the part kept for next time
-        state.files["r/w.bin"] = PAYLOAD
-        state.cut_after = 10_000
-        with pytest.raises(DownloadError, match="run the same command again to resume"):
-            download_file(client, resolve_url(url, "r", "w.bin"), tmp_path / "w.bin", retries=0)
-        assert (tmp_path / "w.bin.part").stat().st_size == 10_000
+    big = bytes(range(256)) * 100_000  # 25.6 MB: more than one of the library's 10 MB chunks
+    state.files["anoyresearcher/prism_paper_data/papers.parquet"] = big
+    state.cut_after = 12_000_000  # the first transfer is cut after one chunk was written
+    paths = download_dataset("prism-corpus", tmp_path / "d", endpoint=url)
+    assert paths[0].read_bytes() == big
+    gets = [r["range"] for r in state.requests if r["method"] == "GET"]
+    assert gets[0] is None and len(gets) == 2
+    offset = int(gets[1].removeprefix("bytes=").rstrip("-"))
+    assert 0 < offset <= 12_000_000  # resumed where the written bytes end, not from zero
 
 
 def test_listing_based_dataset_and_404(hub: tuple[Hub, str], tmp_path: Path) -> None:
@@ -106,8 +73,8 @@ def test_listing_based_dataset_and_404(hub: tuple[Hub, str], tmp_path: Path) -> 
     state.files["UKPLab/ProReviewer-Dataset/data/test-00000-of-00001.parquet"] = b"test"
     state.files["UKPLab/ProReviewer-Dataset/README.md"] = b"card"
     state.page_size = 1  # the test file is only on the second page
-    paths = download_dataset("proreviewer", tmp_path, endpoint=url)
-    assert sorted(p.relative_to(tmp_path).as_posix() for p in paths) == [
+    paths = download_dataset("proreviewer", tmp_path / "d", endpoint=url)
+    assert sorted(p.relative_to(tmp_path / "d").as_posix() for p in paths) == [
         "data/test-00000-of-00001.parquet",
         "data/train-00000-of-00001.parquet",
     ]
@@ -118,18 +85,21 @@ def test_listing_based_dataset_and_404(hub: tuple[Hub, str], tmp_path: Path) -> 
         download_dataset("nope", tmp_path, endpoint=url)
 
 
-def test_demo_zip_is_extracted_and_removed(hub: tuple[Hub, str], tmp_path: Path) -> None:
+def test_demo_zip_is_extracted_and_kept_only_in_the_cache(hub: tuple[Hub, str], tmp_path: Path) -> None:
     state, url = hub
     zdata = make_zip(
         {"input/ICLR2024/papers/a.txt": b"paper", "input/ICLR2024/sea/a.txt": b"review"}
     )
     state.files["anoyresearcher/prism_paper_data/demo_data.zip"] = zdata
-    paths = download_dataset("prism-demo", tmp_path, endpoint=url)
-    assert sorted(p.relative_to(tmp_path).as_posix() for p in paths) == [
+    dest = tmp_path / "d"
+    paths = download_dataset("prism-demo", dest, endpoint=url)
+    assert sorted(p.relative_to(dest).as_posix() for p in paths) == [
         "input/ICLR2024/papers/a.txt",
         "input/ICLR2024/sea/a.txt",
     ]
-    assert not (tmp_path / "demo_data.zip").exists()
+    assert not (dest / "demo_data.zip").exists()
+    download_dataset("prism-demo", tmp_path / "k", endpoint=url, keep_zip=True)
+    assert (tmp_path / "k" / "demo_data.zip").read_bytes() == zdata
 
 
 @pytest.mark.parametrize("bad", ["../evil.txt", "ok/../../evil.txt", "/abs/evil.txt"])
@@ -156,21 +126,40 @@ def test_symlink_member_is_refused(tmp_path: Path) -> None:
         safe_extract(archive, tmp_path / "out")
 
 
-def test_offline_message(tmp_path: Path) -> None:
+def _closed_port() -> int:
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
     sock.close()  # nothing listens here now
-    with pytest.raises(
-        OfflineError,
-        match="you appear to be offline; download on a connected machine and pass --data",
-    ):
-        download_dataset("prism-corpus", tmp_path, endpoint=f"http://127.0.0.1:{port}")
-    with pytest.raises(OfflineError, match="cannot reach 127.0.0.1"):
-        download_dataset("perturbation", tmp_path, endpoint=f"http://127.0.0.1:{port}")
+    return int(port)
 
 
-def test_endpoint_from_environment(
+def test_offline_message(tmp_path: Path) -> None:
+    url = f"http://127.0.0.1:{_closed_port()}"
+    with pytest.raises(OfflineError, match="you appear to be offline.*pass --data"):
+        download_dataset("prism-corpus", tmp_path, endpoint=url)
+    with pytest.raises(OfflineError, match="cannot reach http://127.0.0.1"):
+        download_dataset("perturbation", tmp_path, endpoint=url)
+
+
+def test_offline_mode_serves_the_cache(
+    hub: tuple[Hub, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    state, url = hub
+    state.files["anoyresearcher/prism_paper_data/papers.parquet"] = PAYLOAD
+    download_dataset("prism-corpus", tmp_path / "d", endpoint=url)
+    n = len(state.requests)
+    import huggingface_hub.constants as hc
+
+    monkeypatch.setattr(hc, "HF_HUB_OFFLINE", True)  # what HF_HUB_OFFLINE=1 sets at import
+    download_dataset("prism-corpus", tmp_path / "e", endpoint=url)
+    assert (tmp_path / "e" / "papers.parquet").read_bytes() == PAYLOAD
+    assert len(state.requests) == n  # no request at all
+    with pytest.raises(OfflineError, match="not in the Hugging Face cache"):
+        download_dataset("prism-demo", tmp_path / "f", endpoint=url)
+
+
+def test_endpoint_and_token_from_environment(
     hub: tuple[Hub, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     state, url = hub

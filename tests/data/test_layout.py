@@ -203,6 +203,7 @@ def test_demo_loads_every_paper_and_review() -> None:
         paper = layout.load_paper("ICLR2024", pid)
         assert paper.full_text.strip() and paper.title
         assert paper.decision.kind != DecisionKind.UNKNOWN
+        assert layout.load_reviews("ICLR2024", pid, "human"), pid  # every paper has humans
         reviews = [r for s in systems for r in layout.load_reviews("ICLR2024", pid, s)]
         assert reviews, pid  # every paper has at least one review
         for r in reviews:
@@ -210,5 +211,5 @@ def test_demo_loads_every_paper_and_review() -> None:
             raw = r.extra.get("raw_text", "")
             assert '"reliability"' not in raw and '"error_type"' not in raw  # labels kept out
         total += len(reviews)
-    assert total == 4 + 20 * 3
+    assert total == 4 + 20 * (1 + 3)  # NExT-GPT's 4 humans; 1 human + 3 LLMs per RevUtil paper
     assert layout.skipped == []

@@ -138,12 +138,25 @@ def test_partial_coverage_mode(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("strict", [False, True])
 def test_bundled_demo(strict: bool) -> None:
-    problems = validate_layout(demo_root(), require_all_systems=strict)
-    if not strict:
-        assert problems == []
-    else:  # five built-in LLM folders absent, and 20 papers without human reviews
-        assert len([p for p in problems if "is missing" in p.message]) == 5
-        assert len([p for p in problems if p.path.endswith("human_reviews")]) == 20
+    # every paper has human reviews; its LLM systems are bring-your-own, so the five built-in
+    # LLM folders are not required even in the strict (default) mode
+    assert validate_layout(demo_root(), require_all_systems=strict) == []
+
+
+def test_strict_mode_with_bring_your_own_systems(tmp_path: Path) -> None:
+    S.write_layout(tmp_path, {"ICLR2024": ["a", "b"]})  # built-ins and a BYO folder
+    v = tmp_path / "ICLR2024"
+    for folder in ("sea", "reviewer2", "tree", "deepreview", "cyclereview"):
+        shutil.rmtree(v / folder)
+    assert validate_layout(tmp_path) == []  # the BYO system stands in for PRISM's LLMs
+    (v / "human_reviews" / "b.json").unlink()  # human reviews stay required, per paper
+    assert rel(tmp_path, validate_layout(tmp_path)) == [
+        ("ICLR2024/human_reviews", "b", "no review file for paper 'b'")
+    ]
+    shutil.rmtree(v / "human_reviews")
+    assert rel(tmp_path, validate_layout(tmp_path)) == [
+        ("ICLR2024/human_reviews", None, "review folder for system 'human' is missing")
+    ]
 
 
 def test_bad_paper_metadata_rows(tmp_path: Path) -> None:

@@ -67,7 +67,7 @@ def test_compare_keeps_the_human_only_bank_and_panel_rows_apart(tmp_path: Path) 
     assert m["n_valid_pairs"] == 12
     assert m["mean_b"] == round(float(np.mean(truth["human"])), 4)
     assert m["mean_a"] == round(float(np.mean(truth["sea"])), 4)
-    assert (out["a"], out["b"]) == ("SEA", "Human")
+    assert (out["a"], out["b"]) == ("sea", "human")  # Table-1 names are the ids
 
 
 def test_compare_means_are_table1_means(tmp_path: Path) -> None:
@@ -87,7 +87,7 @@ def test_every_table1_name_is_accepted_by_compare(tmp_path: Path) -> None:
     dim = get_dimension("flaws")
     _, body = table(summarize(rows, [dim]), [dim], headline_only=True)
     shown = [line[0] for line in body]
-    assert sorted(shown) == sorted(["Human", "human-only-bank", "SEA", "SEA@panel"])
+    assert sorted(shown) == sorted(["human", "human-only-bank", "sea", "sea@panel"])
     for name in shown:
         res = _compare(tmp_path, rows, "--a", name, "--b", "Human", "--json", "--metric", "ncps")
         assert res.exit_code == 0, (name, res.output)
@@ -106,8 +106,8 @@ def test_unknown_name_exits_2_listing_valid_names_closest_first(tmp_path: Path) 
     msg = res.output.strip().splitlines()[-1]
     assert "'SEA@panl'" in msg
     listed = msg.split("valid names (as in Table 1): ")[1].split(", ")
-    assert listed[0] == "SEA@panel"
-    assert sorted(listed) == sorted(["Human", "human-only-bank", "SEA", "SEA@panel"])
+    assert listed[0] == "sea@panel"
+    assert sorted(listed) == sorted(["human", "human-only-bank", "sea", "sea@panel"])
     # a folder name is not a Table-1 name
     assert _compare(tmp_path, rows, "--a", "human_reviews", "--b", "sea").exit_code == 2
 
@@ -140,7 +140,7 @@ def test_summary_md_explains_the_flaws_only_groups(tmp_path: Path) -> None:
     dim = get_dimension("flaws")
     text = write_markdown(summarize(rows, [dim]), [dim], tmp_path / "summary.md", manifest={})
     table1 = text.split("## Table 1")[1].split("\n## ")[0]
-    assert "| human-only-bank |" in table1 and "| SEA@panel |" in table1
+    assert "| human-only-bank |" in table1 and "| sea@panel |" in table1
     assert "**human-only-bank**: Flaws only." in table1
-    assert "**SEA@panel**: Flaws only." in table1
+    assert "**sea@panel**: Flaws only." in table1
     assert "`prism compare --a NAME --b NAME` accepts the names in the System column" in table1

@@ -51,8 +51,8 @@ def test_human_per_paper_mean_then_over_papers_nulls_skipped():
     assert sea.mean == pytest.approx(0.5) and sea.n == 1 and sea.sd == 0.0
     header, body = table(summarize(rows, [_Dim()]), [_Dim()], headline_only=True)
     assert header == ["System", "M"]
-    assert body[0] == ["Human", "0.600 ± 0.200 (2)"]
-    assert body[1] == ["SEA", "0.500 ± 0.000 (1)"]
+    assert body[0] == ["human", "0.600 ± 0.200 (2)"]  # the ids of results.jsonl, not labels
+    assert body[1] == ["sea", "0.500 ± 0.000 (1)"]
 
 
 def test_summary_md_says_what_the_tables_leave_out(tmp_path):
@@ -74,6 +74,6 @@ def test_summary_md_says_what_the_tables_leave_out(tmp_path):
         log.append_unit([r])
     (tmp_path / "manifest.json").write_text(json.dumps({"dimensions": {"depth": {}, "ghost": {}}}))
     text = write_run_outputs(tmp_path, html=False).markdown
-    assert "| SEA | 0.500 ± 0.000 (1) |" in text  # the mean is over the scored paper only
+    assert "| sea | 0.500 ± 0.000 (1) |" in text  # the mean is over the scored paper only
     assert "depth · sea: 1 unscored row(s), excluded from the means" in text
     assert "dimension 'ghost': not registered in this installation" in text

@@ -16,3 +16,37 @@ def test_browse_lists_a_papers_rows_in_system_order_not_alphabetically(tmp_path)
     page = write_html(tmp_path, rows, summarize(rows, dims), dims, {}).read_text()
     at = [page.index(f"depth · {s} · ") for s in ("human", "sea", "deepreview")]
     assert at == sorted(at)
+
+
+def test_figures_are_written_next_to_the_report_with_clipped_bars(tmp_path):
+    import pytest
+
+    from prism_review.report.figures import clipped_errors
+
+    assert clipped_errors(0.9, 0.3, 0.0, 1.0) == pytest.approx((0.3, 0.1))  # cut at 1
+    assert clipped_errors(0.1, 0.3, 0.0, 1.0) == pytest.approx((0.1, 0.3))  # cut at 0
+    rows = [
+        ResultRow(dimension="depth", venue="ICLR2024", paper_id=p, system="human", reviewer_id="Human_1",
+                  unit_key=f"{p}/h", metrics={"doa": v})
+        for p, v in (("p1", 0.95), ("p2", 0.05))
+    ]  # fmt: skip
+    dims = [get_dimension("depth")]
+    write_html(tmp_path, rows, summarize(rows, dims), dims, {})
+    for stem in ("fig_headline", "fig_distributions"):
+        assert (tmp_path / f"{stem}.png").stat().st_size > 1000
+        assert (tmp_path / f"{stem}.svg").read_text().lstrip().startswith("<?xml")
+
+
+def test_header_links_rows_not_scored_and_skipped_inputs(tmp_path):
+    rows = [
+        ResultRow(dimension="depth", venue="ICLR2024", paper_id="p1", system="sea", reviewer_id="sea",
+                  unit_key="p1/sea", metrics={"doa": 0.5}),
+        ResultRow(dimension="depth", venue="ICLR2024", paper_id="p2", system="sea", reviewer_id="sea",
+                  unit_key="p2/sea", metrics={"doa": None}, status="unscored", error="reply unparsable"),
+    ]  # fmt: skip
+    dims = [get_dimension("depth")]
+    manifest = {"inputs_skipped": ["ICLR2024/sea/p3.txt: empty"]}
+    page = write_html(tmp_path, rows, summarize(rows, dims), dims, manifest).read_text()
+    assert '<a href="#not-scored">1 rows not scored</a>' in page
+    assert 'id="not-scored"' in page and "reply unparsable" in page
+    assert "1 inputs skipped" in page and '<a href="errors.jsonl">errors.jsonl</a>' in page

@@ -137,3 +137,35 @@ async def test_pool_from_recorded_responses():
     assert lf["relevance_score"] == 5 / 6  # rank 1 of 6 in C1 beats rank 3 of 5 in C2 (0.4)
     assert rec_err["queries"][1]["status"] == "error" and rec_err["queries"][1]["count"] == 0
     assert "HTTP 503" in rec_err["queries"][1]["error"]
+
+
+def _closed_url() -> str:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    return f"http://127.0.0.1:{port}/graph/v1"
+
+
+async def test_a_server_never_reached_stops_the_run_after_two_tries():
+    sleeps = []
+
+    async def fake_sleep(s):
+        sleeps.append(s)
+
+    c = SemanticScholarClient(base_url=_closed_url(), min_interval=0.0, sleep=fake_sleep)
+    with pytest.raises(S2Error, match="cannot reach Semantic Scholar .*--retrieval local") as err:
+        await c.search("q")
+    assert err.value.fatal and c.stats["requests"] == 2  # was 8 tries backing off to 60 s
+    assert sleeps == [1.0]
+
+
+async def test_connection_errors_after_an_answer_are_retried_not_fatal():
+    with S2Server({"q": [(200, {"data": []})]}) as srv:
+        c = client(srv, max_attempts=3)
+        assert await c.search("q") == []
+    # the server is gone now (a restart, a dropped network): retried, and not fatal
+    with pytest.raises(S2Error) as err:
+        await c.search("q")
+    assert not err.value.fatal and c.stats["requests"] == 1 + 3

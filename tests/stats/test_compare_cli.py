@@ -96,7 +96,7 @@ def test_compare_text_by_tier_and_errors(tmp_path: Path) -> None:
     assert res.exit_code == 0, res.output
     assert "mcs" in res.output and "large" in res.output
     assert "tier = top_25" in res.output and "tier = bottom_25" in res.output
-    assert "SEA better: mcs" in res.output  # Table-1 names
+    assert "sea better: mcs" in res.output  # Table-1 names (the system ids)
     bad = runner.invoke(
         app, ["compare", "--a", "sea", "--b", "human", "--run", str(tmp_path), "--by", "nope"]
     )

@@ -88,6 +88,8 @@ def test_families() -> None:
     assert family("Brief Justification For Rating") == "justification"
     assert family("Strengths and Weaknesses") == "strengths_weaknesses"
     assert family("Other Strengths And Weaknesses") == "strengths_weaknesses"
+    assert family("Strength And Weaknesses") == "strengths_weaknesses"  # ICLR 2023 form
+    assert family("Main Review") == "strengths_weaknesses"  # ICLR 2022 form
     assert family("Paper Decision") == "decision"
     assert family("Overall Recommendation") == "rating"
     assert family("Technical Novelty and Significance") == "contribution"

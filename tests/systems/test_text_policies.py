@@ -63,6 +63,28 @@ def test_human_iclr2024_real_record_all_dimensions() -> None:
     assert review_text(r, "flaws", compat=True) == review_text(r, "flaws")
 
 
+@pytest.mark.parametrize("combined", ["Strength And Weaknesses", "Main Review"])
+def test_human_older_iclr_forms_keep_their_critique(combined: str) -> None:
+    # the ICLR 2022/2023 forms hold strengths and weaknesses in one field: depth and flaws read
+    # it in place of the missing Strengths/Weaknesses (the demo's RevUtil human reviews)
+    r = Review(
+        paper_id="p",
+        venue="ICLR2024",
+        system="human",
+        reviewer_id="Human_1",
+        sections=[
+            Section(name="Summary Of The Paper", text="It proposes X."),
+            Section(name=combined, text="Strengths: fast.\nWeaknesses: no baseline."),
+            Section(name="Clarity, Quality, Novelty And Reproducibility", text="Clear."),
+            Section(name="Summary Of The Review", text="Reject."),
+        ],
+    )
+    for dim in ("depth", "flaws"):
+        text = review_text(r, dim)
+        assert headers(text) == ["Summary Of The Paper", combined, "Summary Of The Review"], dim
+        assert "no baseline" in text
+
+
 def test_human_iclr2025_limitations_when_substantive() -> None:
     fields = {
         "Summary": "S.",

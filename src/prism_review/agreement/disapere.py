@@ -21,6 +21,7 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+from prism_review import progress
 from prism_review.agreement import register_dataset
 from prism_review.judge.base import Judge
 from prism_review.judge.depth.data import ASPECT3, LabelledReview, load_disapere
@@ -64,7 +65,7 @@ async def _one(review: LabelledReview, judge: Judge) -> dict[str, Any]:
 async def measure(path: Path, judge: Judge, limit: int | None) -> dict[str, float | int | None]:
     """Role, aspect and argumentative-unit macro-F1 of ``judge`` on a DISAPERE file."""
     reviews = load_disapere(Path(path), limit)
-    results = await asyncio.gather(*(_one(r, judge) for r in reviews))
+    results = await progress.gather((_one(r, judge) for r in reviews), "disapere reviews")
     pairs: dict[str, list[tuple[str, str]]] = {"role": [], "aspect": [], "arg": []}
     for res in results:
         for k in pairs:

@@ -27,6 +27,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from prism_review import progress
 from prism_review.agreement import read_jsonl, register_dataset
 from prism_review.agreement._validity import accuracy_macro_f1
 from prism_review.judge.base import Judge
@@ -68,7 +69,7 @@ async def collect(
     """Per item: paper group, gold label and the judge's (is_valid, severity) or None."""
     step = step or ValidateStep()
     out = []
-    for item in rows:
+    for item in progress.iterate(rows, "verifier items"):
         res = await judge.run(step, item_input(item))
         ev = res.output.evaluations.get("F01") if res.ok and res.output is not None else None
         out.append(

@@ -18,11 +18,11 @@ Counts under ``n.*``; points whose judge step failed are counted in ``n.unscored
 
 from __future__ import annotations
 
-import asyncio
 import math
 from pathlib import Path
 from typing import Any
 
+from prism_review import progress
 from prism_review.agreement import read_jsonl, register_dataset
 from prism_review.judge.base import Judge
 from prism_review.judge.constructiveness.arc import ARCInput, ARCStep
@@ -64,7 +64,7 @@ async def score_points(rows: list[dict], judge: Judge) -> list[dict[str, Any] | 
             return None
         return dict(out.atomic_comments[0].model_dump())
 
-    return list(await asyncio.gather(*(one(r) for r in rows)))
+    return await progress.gather((one(r) for r in rows), "revutil points")
 
 
 def agreement_metrics(rows: list[dict], arcs: list[dict[str, Any] | None]) -> Metrics:

@@ -32,6 +32,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from prism_review import progress
 from prism_review.agreement import read_jsonl, register_dataset
 from prism_review.agreement._validity import accuracy_macro_f1
 from prism_review.judge.base import Judge
@@ -97,7 +98,7 @@ async def collect(
         rows = rows[:limit]
     step = step or ValidateStep()
     out = []
-    for pi, paper in enumerate(rows):
+    for pi, paper in enumerate(progress.iterate(rows, "revutil papers")):
         body = str(paper.get("body_text") or "")
         for rev in REVIEWERS:
             items = [it for it in review_items(paper.get(rev) or {}) if it[1]]

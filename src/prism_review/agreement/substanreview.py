@@ -13,10 +13,10 @@ judge could not answer is left out and counted in ``n.unscored.*``.
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Any
 
+from prism_review import progress
 from prism_review.agreement import register_dataset
 from prism_review.judge.base import Judge
 from prism_review.judge.depth.data import SUBSTAN_LABELS, LabelledReview, load_substanreview
@@ -58,7 +58,7 @@ async def _one(review: LabelledReview, judge: Judge) -> dict[str, Any]:
 async def measure(path: Path, judge: Judge, limit: int | None) -> dict[str, float | int | None]:
     """Sentence-level claim/evidence/none macro-F1 of ``judge`` on a SubstanReview file."""
     reviews = load_substanreview(Path(path), limit)
-    results = await asyncio.gather(*(_one(r, judge) for r in reviews))
+    results = await progress.gather((_one(r, judge) for r in reviews), "substanreview reviews")
     pairs = [p for r in results if r["status"] == "ok" for p in r["pairs"]]
     labels = list(SUBSTAN_LABELS)
     role = [(g, p) for g, p in pairs if g != "none" and p != "none"]

@@ -63,7 +63,11 @@ def agreement(
     async def _measure() -> dict[str, Any]:
         return dict(await measure(file, the_judge, limit))
 
-    metrics: dict[str, Any] = {"judge": judge, **asyncio.run(_measure())}
+    from prism_review.progress import showing
+
+    with showing():
+        measured = asyncio.run(_measure())
+    metrics: dict[str, Any] = {"judge": judge, **measured}
     _warn_in_sample(metrics, file, judge)
     if as_json:
         typer.echo(json.dumps(metrics, sort_keys=True))

@@ -7,7 +7,7 @@ A thin layer over :mod:`prism_review.data`; every command imports its library la
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -41,35 +41,22 @@ def download(
         bool, typer.Option("--keep-zip", help="Keep the zip after extracting it")
     ] = False,
 ) -> None:
-    """Download a hub dataset (resumable; zips are extracted safely)."""
-    from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TransferSpeedColumn
-
+    """Download a hub dataset through huggingface_hub (shared HF cache, resumable, HF_TOKEN,
+    HF_HUB_OFFLINE); zips are extracted safely."""
     from prism_review.data.download import DownloadError, download_dataset
     from prism_review.data.errors import DataError
 
-    with Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        DownloadColumn(),
-        TransferSpeedColumn(),
-        console=console,
-    ) as bar:
-
-        def progress(filename: str) -> Any:
-            task = bar.add_task(filename, total=None)
-            return lambda done, total: bar.update(task, completed=done, total=total)
-
-        try:
-            paths = download_dataset(
-                name, dest, endpoint=endpoint, token=token, revision=revision,
-                extract=not no_extract, keep_zip=keep_zip, progress=progress,
-            )  # fmt: skip
-        except KeyError as exc:
-            console.print(f"[red]error:[/] {exc.args[0]}")
-            raise typer.Exit(2) from None
-        except (DownloadError, DataError) as exc:
-            console.print(f"[red]error:[/] {exc}")
-            raise typer.Exit(1) from None
+    try:
+        paths = download_dataset(
+            name, dest, endpoint=endpoint, token=token, revision=revision,
+            extract=not no_extract, keep_zip=keep_zip,
+        )  # fmt: skip
+    except KeyError as exc:
+        console.print(f"[red]error:[/] {exc.args[0]}")
+        raise typer.Exit(2) from None
+    except (DownloadError, DataError) as exc:
+        console.print(f"[red]error:[/] {exc}", soft_wrap=True)
+        raise typer.Exit(1) from None
     console.print(f"{len(paths)} file(s) in {dest}")
 
 
@@ -114,14 +101,16 @@ def sample(
     from prism_review.data.errors import DataError
     from prism_review.data.sampling import draw_sample, metadata_from, write_manifest
     from prism_review.data.skips import SkipLog
+    from prism_review.progress import showing
 
     skips = SkipLog()
     try:
-        manifest = draw_sample(
-            metadata_from(source, skips), seed=seed, sizes=_parse_sizes(venue_size), default_size=size,
-            classes=[c.strip() for c in classes.split(",") if c.strip()], allocation=allocation,
-            venues=venue, source=source.name,
-        )  # fmt: skip
+        with showing(console):
+            manifest = draw_sample(
+                metadata_from(source, skips), seed=seed, sizes=_parse_sizes(venue_size), default_size=size,
+                classes=[c.strip() for c in classes.split(",") if c.strip()], allocation=allocation,
+                venues=venue, source=source.name,
+            )  # fmt: skip
     except (DataError, ValueError, KeyError) as exc:
         console.print(f"[red]error:[/] {exc}")
         raise typer.Exit(1) from None

@@ -9,6 +9,7 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 from rich.live import Live
+from rich.markup import escape
 from rich.table import Table
 
 console = Console(stderr=True)
@@ -22,9 +23,13 @@ def _progress_table(progress: Any, judge: Any, t0: float) -> Table:
     def stat(name: str) -> Any:
         return getattr(stats, name, 0) if stats is not None else 0
 
+    from rich.progress_bar import ProgressBar
+
     t = Table.grid(padding=(0, 2))
     elapsed = time.perf_counter() - t0
     t.add_row(
+        ProgressBar(total=max(progress.units_total, 1), completed=progress.units_done, width=24),
+        _eta(progress, elapsed),
         f"[bold]papers[/] {progress.papers_done}/{progress.papers_total}",
         f"[bold]units[/] {progress.units_done}/{progress.units_total}"
         + (f" ({progress.units_skipped} resumed)" if progress.units_skipped else ""),
@@ -36,6 +41,18 @@ def _progress_table(progress: Any, judge: Any, t0: float) -> Table:
         f"{elapsed:.1f}s",
     )
     return t
+
+
+def _eta(progress: Any, elapsed: float) -> str:
+    """Time left at the pace of the units computed so far (resumed units are not work)."""
+    done = progress.units_done - progress.units_skipped
+    left = progress.units_total - progress.units_done
+    if left <= 0:
+        return "[bold]ETA[/] 0s"
+    if done <= 0 or elapsed <= 0:
+        return "[bold]ETA[/] …"
+    seconds = int(left * elapsed / done)
+    return f"[bold]ETA[/] {seconds // 60}m{seconds % 60:02d}s" if seconds >= 60 else f"[bold]ETA[/] {seconds}s"
 
 
 def evaluate(
@@ -60,9 +77,20 @@ def evaluate(
         list[str] | None, typer.Option("--dimension", help="depth, novelty, flaws, constructiveness (repeatable; default all)")
     ] = None,
     judge: Annotated[
-        str, typer.Option("--judge", help="offline | openai/<model> | gemini/<model> | openai-compatible/<model>@<url>")
+        str, typer.Option(
+            "--judge",
+            help="offline | openai/<model> | gemini/<model> (alias google/) | "
+            "openai-compatible/<model>@<url> (alias vllm/) | ollama/<model>[@<url>] (docs/providers.md)",
+        )
     ] = "offline",
-    limit: Annotated[int | None, typer.Option("--limit", help="At most N papers per venue")] = None,
+    limit: Annotated[
+        int | None,
+        typer.Option(
+            "--limit",
+            help="Per venue, the first N papers in the source's order (--sample, else the "
+            "200-paper manifest, else sorted ids), counted before --system filters reviews",
+        ),
+    ] = None,
     out: Annotated[Path | None, typer.Option("--out", help="Run folder (re-run with the same folder to resume)")] = None,
     compat: Annotated[bool, typer.Option("--compat", help="Reproduce the original PRISM code's behaviour")] = False,
     by_venue: Annotated[bool, typer.Option("--by-venue", help="Also print per-venue tables")] = False,
@@ -105,6 +133,7 @@ def evaluate(
 
     from prism_review.atomic import disk_error
     from prism_review.data.errors import DataError
+    from prism_review.names import UnknownNameError, check_choice
     from prism_review.pipelines.engines import ENGINES
     from prism_review.pipelines.ray_engine import RayEngine
     from prism_review.pipelines.results import ResultsLogError
@@ -117,6 +146,15 @@ def evaluate(
         run_evaluation,
     )
     from prism_review.report import write_run_outputs
+
+    if human_aggregation is not None:
+        from prism_review.dimensions.novelty import AGG_MODES
+
+        try:
+            check_choice("--human-aggregation value", human_aggregation, AGG_MODES)
+        except UnknownNameError as exc:
+            console.print(f"[red]error:[/] {escape(str(exc))}", soft_wrap=True, highlight=False)
+            raise typer.Exit(2) from exc
 
     judge_options: dict[str, Any] = {
         k: v
@@ -212,7 +250,7 @@ def evaluate(
                 progress.on_update = lambda p: live.update(_progress_table(p, the_judge, t0))
                 result = run()
                 live.update(_progress_table(progress, the_judge, t0))
-    except (RunSettingsError, RunFolderBusy, ResultsLogError, DataError) as exc:
+    except (RunSettingsError, RunFolderBusy, ResultsLogError, DataError, UnknownNameError) as exc:
         console.print(f"[red]error:[/] {exc}", soft_wrap=True, markup=False, highlight=False)
         raise typer.Exit(2) from exc
     except OSError as exc:  # disk full, read-only folder: one line, finished units are kept
@@ -222,7 +260,8 @@ def evaluate(
         from prism_review.pipelines.runner import _is_fatal
 
         if _is_fatal(exc):
-            console.print(f"[red]stopped:[/] {exc}\nFinished units are kept; re-run the same command to resume.")
+            console.print(f"[red]stopped:[/] {escape(str(exc))}", soft_wrap=True, highlight=False)
+            console.print("Finished units are kept; re-run the same command to resume.")
             raise typer.Exit(3) from exc
         raise
     console.print(_progress_table(progress, the_judge, t0))
@@ -237,7 +276,7 @@ def evaluate(
         except OSError as exc:
             console.print(f"[red]error:[/] {disk_error(exc)}", soft_wrap=True, highlight=False)
             raise typer.Exit(4) from exc
-        _print_tables(written, by_venue=by_venue)
+        _print_tables(written, by_venue=by_venue, out_dir=Path(result.out), html=report)
         files = ["results.jsonl", "summary.csv", "summary.md"] + (["report.html"] if report else [])
         console.print(f"wrote {', '.join(files)} in {result.out}/")
     else:  # every unit failed (or there was nothing to do): no results, so no tables to write
@@ -268,12 +307,13 @@ def evaluate(
         raise typer.Exit(1)
 
 
-def _print_tables(written: Any, *, by_venue: bool) -> None:
-    """Table 1 (and per-venue tables) on stdout, aligned for a terminal."""
+def _print_tables(written: Any, *, by_venue: bool, out_dir: Path, html: bool) -> None:
+    """Table 1 (and per-venue tables) on stdout, aligned for a terminal, then how to read it."""
     from rich.console import Console as _Console
 
     from prism_review.pipelines.summary import markdown_table
     from prism_review.report.fidelity import run_note
+    from prism_review.report.guide import table1_guide
 
     out = _Console()
     judge = written.manifest.get("judge", {}).get("judge", "?")
@@ -292,7 +332,8 @@ def _print_tables(written: Any, *, by_venue: bool) -> None:
             out.print(t)
         if i == 0 and note:  # under Table 1: what the offline judge's numbers cannot be read as
             typer.echo("\n".join(note) + "\n")
-    out.print("mean ± sd (n papers); per-dimension tables: summary.md, report.html")
+    for line in table1_guide(written.summary, written.manifest, out_dir, html=html):
+        out.print(line, soft_wrap=True, markup=False, highlight=False)
 
 
 def _setting_value(text: str) -> Any:

@@ -48,8 +48,12 @@ def build(
     if not streams:
         typer.echo("error: give at least one source (--corpus, --venue-dir, --jsonl, --data or --demo)", err=True)
         raise typer.Exit(2)
-    try:
-        manifest = build_index(out, itertools.chain(*streams), sources=names)
+    from prism_review import progress
+
+    try:  # the sources are streams of unknown length: the bar counts documents read
+        with progress.showing():
+            docs = progress.iterate(itertools.chain(*streams), "documents read")
+            manifest = build_index(out, docs, sources=names)
     except (FileExistsError, ValueError, OSError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from exc

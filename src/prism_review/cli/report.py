@@ -9,21 +9,29 @@ import typer
 
 
 def report(
-    run: Annotated[Path, typer.Argument(help="Run folder written by prism evaluate")],
+    run: Annotated[
+        Path, typer.Argument(help="Run folder written by prism evaluate, or its results.jsonl")
+    ],
     by_venue: Annotated[bool, typer.Option("--by-venue", help="Add per-venue tables")] = False,
     html: Annotated[bool, typer.Option("--html/--no-html", help="Write report.html")] = True,
 ) -> None:
     """Re-render summary.csv, summary.md and report.html without calling any judge."""
     from prism_review.report import write_run_outputs
+    from prism_review.report.guide import table1_guide
 
+    if run.is_file():  # the results log itself: its folder is the run
+        if run.name != "results.jsonl":
+            typer.echo(f"error: {run} is a file but not a run's results.jsonl", err=True)
+            raise typer.Exit(2)
+        run = run.parent
     try:
         written = write_run_outputs(run, by_venue=by_venue, html=html)
     except FileNotFoundError as exc:  # not a run folder, or a run in which no unit finished
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from exc
     typer.echo(written.markdown)
-    if html:
-        typer.echo(f"report: {run / 'report.html'}")
+    for line in table1_guide(written.summary, written.manifest, run, html=html):
+        typer.echo(line)
 
 
 def register(app: typer.Typer) -> None:

@@ -68,9 +68,11 @@ def _judge(spec: str, *, what: str, base_url: str | None = None, config: Path | 
 
 def _run(coro: Any) -> Any:
     from prism_review.llm.errors import FatalProviderError, TooManyErrors, TransportError
+    from prism_review.progress import showing
 
     try:
-        return asyncio.run(coro)
+        with showing():
+            return asyncio.run(coro)
     except (FatalProviderError, TooManyErrors, TransportError) as exc:  # no reply: not a result
         raise _fail(f"stopped: {exc}. Finished items are kept; re-run to resume.", 3) from exc
 

@@ -1,29 +1,28 @@
-"""Download the hub datasets prism-review reads, with resume, progress and safe extraction.
+"""Download the hub datasets prism-review reads, through ``huggingface_hub``, with safe extraction.
 
-``prism data download NAME`` fetches a dataset's files from the Hugging Face hub's plain
-``/resolve/`` URLs with :mod:`httpx` (no ``huggingface_hub`` needed):
+``prism data download NAME`` fetches a dataset's files with ``huggingface_hub.hf_hub_download``
+(and ``HfApi.list_repo_files`` for datasets given as file patterns), so it gets what that
+library does for every tool: the shared Hugging Face cache (``HF_HUB_CACHE`` / ``HF_HOME``;
+a file already there is not fetched again), resumed transfers, ``HF_TOKEN`` authentication,
+offline mode (``HF_HUB_OFFLINE=1`` serves files from the cache only) and its own retries.
 
 - the endpoint is ``https://huggingface.co`` unless ``PRISM_HF_ENDPOINT`` / ``HF_ENDPOINT`` or
-  the ``endpoint`` argument say otherwise (tests point it at a loopback server);
-- ``HF_TOKEN`` (or ``token=``) is sent as a bearer token (httpx drops it on cross-host redirects);
-- bytes go to ``<file>.part``; an interrupted transfer resumes with a ``Range`` request, both on
-  automatic retry and when the command is run again;
+  the ``endpoint`` argument say otherwise (tests point it at a loopback hub);
+- each file is then placed in ``dest`` (a hard link to the cached file where the file system
+  allows, else a copy);
 - zips are extracted only after every member has been checked to stay inside the target folder;
-- an unreachable host gives :class:`OfflineError` with what to do instead.
+- an unreachable hub with nothing cached gives :class:`OfflineError` with what to do instead.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import stat
 import zipfile
-from collections.abc import Callable
 from dataclasses import dataclass
 from fnmatch import fnmatch
 from pathlib import Path
-from urllib.parse import quote
-
-import httpx
 
 from prism_review.data.errors import DataError
 from prism_review.data.safepath import unsafe_member
@@ -83,124 +82,57 @@ def endpoint_url(endpoint: str | None = None) -> str:
     return (url or DEFAULT_ENDPOINT).rstrip("/")
 
 
-def resolve_url(endpoint: str, repo: str, filename: str, revision: str = "main") -> str:
-    """``<endpoint>/datasets/<repo>/resolve/<revision>/<file>``."""
-    return f"{endpoint}/datasets/{repo}/resolve/{quote(revision, safe='')}/{quote(filename)}"
+def _cache_dir() -> str | None:
+    """The shared cache the hub library uses, read now (the library reads it at import)."""
+    if os.environ.get("HF_HUB_CACHE"):
+        return os.environ["HF_HUB_CACHE"]
+    if os.environ.get("HF_HOME"):
+        return str(Path(os.environ["HF_HOME"]) / "hub")
+    return None
 
 
-def _offline(url: str, exc: Exception) -> OfflineError:
-    host = httpx.URL(url).host
-    return OfflineError(
-        f"cannot reach {host} ({type(exc).__name__}: {exc}); you appear to be offline; "
-        "download on a connected machine and pass --data"
+def _error(exc: Exception, what: str, endpoint: str) -> DownloadError:
+    """The hub library's exception as a message that says what to do."""
+    from huggingface_hub.errors import (
+        EntryNotFoundError,
+        GatedRepoError,
+        HfHubHTTPError,
+        LocalEntryNotFoundError,
+        OfflineModeIsEnabled,
+        RepositoryNotFoundError,
+        RevisionNotFoundError,
     )
 
-
-def _status_error(url: str, status: int) -> DownloadError:
-    if status in (401, 403):
-        return DownloadError(
-            f"{url}: access denied (HTTP {status}); set HF_TOKEN if the dataset is gated"
+    if isinstance(exc, OfflineModeIsEnabled | LocalEntryNotFoundError):
+        return OfflineError(
+            f"cannot reach {endpoint} and {what} is not in the Hugging Face cache; you appear to "
+            "be offline (or HF_HUB_OFFLINE=1): download on a connected machine and pass --data"
         )
-    if status == 404:
-        return DownloadError(f"{url}: not found (HTTP 404)")
-    return DownloadError(f"{url}: HTTP {status}")
+    if isinstance(exc, EntryNotFoundError | RevisionNotFoundError):
+        return DownloadError(f"{what}: not found (HTTP 404)")
+    status = getattr(getattr(exc, "response", None), "status_code", None)
+    if isinstance(exc, GatedRepoError | RepositoryNotFoundError) or status in (401, 403):
+        return DownloadError(f"{what}: access denied (HTTP {status}); set HF_TOKEN if the dataset is gated")
+    if isinstance(exc, HfHubHTTPError):
+        return DownloadError(f"{what}: HTTP {status}")
+    return DownloadError(f"{what}: {type(exc).__name__}: {exc}")
 
 
-def list_repo_files(
-    client: httpx.Client, endpoint: str, repo: str, revision: str = "main"
-) -> list[str]:
-    """Every file path in a dataset repo, from the hub's tree API (following ``Link: next`` pages)."""
-    url: str | None = (
-        f"{endpoint}/api/datasets/{repo}/tree/{quote(revision, safe='')}?recursive=true"
-    )
-    paths: list[str] = []
-    while url:
-        try:
-            resp = client.get(url)
-        except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
-            raise _offline(url, exc) from exc
-        if resp.status_code != 200:
-            raise _status_error(url, resp.status_code)
-        try:
-            items = resp.json()
-        except ValueError as exc:
-            raise DownloadError(f"{url}: the file listing is not JSON") from exc
-        if not isinstance(items, list):
-            raise DownloadError(f"{url}: the file listing is not a list")
-        paths += [
-            i["path"]
-            for i in items
-            if isinstance(i, dict) and i.get("type") == "file" and "path" in i
-        ]
-        nxt = resp.links.get("next", {}).get("url")
-        url = str(resp.url.join(nxt)) if nxt else None
-    return paths
+def _connection_error(exc: BaseException) -> bool:
+    return type(exc).__name__ in {"ConnectError", "ConnectTimeout"} or isinstance(exc, ConnectionError)
 
 
-ProgressFn = Callable[[int, int | None], None]  # (bytes so far, total or None)
-
-
-def download_file(
-    client: httpx.Client,
-    url: str,
-    dest: Path,
-    *,
-    retries: int = 3,
-    progress: ProgressFn | None = None,
-) -> Path:
-    """Fetch ``url`` into ``dest`` through ``dest.part``, resuming after interruptions."""
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    part = dest.with_name(dest.name + ".part")
-    last: Exception | None = None
-    for _ in range(retries + 1):
-        try:
-            if _fetch(client, url, part, progress):
-                part.replace(dest)
-                return dest
-        except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
-            if not part.exists() or part.stat().st_size == 0:
-                raise _offline(url, exc) from exc
-            last = exc
-        except (httpx.ReadError, httpx.RemoteProtocolError, httpx.ReadTimeout) as exc:
-            last = exc
-    have = part.stat().st_size if part.exists() else 0
-    raise DownloadError(
-        f"{url}: transfer interrupted after {have} bytes ({last}); run the same command again to resume"
-    )
-
-
-def _fetch(client: httpx.Client, url: str, part: Path, progress: ProgressFn | None) -> bool:
-    """One attempt; True when ``part`` now holds the whole file."""
-    have = part.stat().st_size if part.exists() else 0
-    # identity encoding: byte offsets of the stored file and of the transfer must agree
-    headers = {"Accept-Encoding": "identity"}
-    if have:
-        headers["Range"] = f"bytes={have}-"
-    with client.stream("GET", url, headers=headers) as resp:
-        if resp.status_code == 416:  # asked for bytes past the end: the part is complete or stale
-            total = resp.headers.get("content-range", "").rpartition("/")[2]
-            if total.isdigit() and int(total) == have:
-                return True
-            part.unlink()
-            return False
-        if resp.status_code == 206:
-            mode = "ab"
-        elif resp.status_code == 200:
-            mode, have = "wb", 0
-        else:
-            raise _status_error(url, resp.status_code)
-        length = resp.headers.get("content-length")
-        total = have + int(length) if length and length.isdigit() else None
-        got = have
-        with open(part, mode) as fh:
-            for chunk in resp.iter_raw():  # written as it arrives, so a cut keeps it
-                fh.write(chunk)
-                got += len(chunk)
-                if progress:
-                    progress(got, total)
-    if total is not None and got != total:
-        raise httpx.ReadError(f"got {got} of {total} bytes")
-    return True
+def _place(cached: Path, target: Path) -> Path:
+    """Put the cached file at ``target``: a hard link when possible, else a copy."""
+    blob = cached.resolve()  # the cache's snapshot entry is a symlink to the blob
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if target.exists() or target.is_symlink():
+        target.unlink()
+    try:
+        os.link(blob, target)
+    except OSError:
+        shutil.copyfile(blob, target)
+    return target
 
 
 def safe_extract(archive: Path, target: Path) -> list[Path]:
@@ -246,42 +178,54 @@ def download_dataset(
     revision: str = "main",
     extract: bool = True,
     keep_zip: bool = False,
-    timeout: float = 60.0,
-    progress: Callable[[str], ProgressFn] | None = None,
+    cache_dir: str | Path | None = None,
 ) -> list[Path]:
     """Download dataset ``name`` (a key of :data:`DATASETS`) into ``dest``; return its paths.
 
-    ``progress(filename)`` may return a callback fed with (bytes so far, total).
+    Files go through the shared Hugging Face cache (``cache_dir``, default ``HF_HUB_CACHE``).
     """
+    from huggingface_hub import HfApi, hf_hub_download
+
     if name not in DATASETS:
         raise KeyError(f"unknown dataset {name!r}; known: {', '.join(DATASETS)}")
     spec = DATASETS[name]
     base = endpoint_url(endpoint)
     token = token if token is not None else os.environ.get("HF_TOKEN")
-    headers = {"Authorization": f"Bearer {token}"} if token else {}
-    out: list[Path] = []
-    with httpx.Client(headers=headers, follow_redirects=True, timeout=timeout) as client:
-        files = list(spec.files)
+    auth: str | bool = token or False  # never a token file the user did not mean to send
+    cache = str(cache_dir) if cache_dir is not None else _cache_dir()
+    files = list(spec.files)
+    if not files:
+        try:
+            listed = HfApi(endpoint=base, token=auth).list_repo_files(
+                spec.repo, repo_type="dataset", revision=revision
+            )
+        except Exception as exc:  # noqa: BLE001 - translated into a message
+            if _connection_error(exc) or _connection_error(exc.__cause__ or exc):
+                raise OfflineError(
+                    f"cannot reach {base} ({type(exc).__name__}); you appear to be offline; "
+                    "download on a connected machine and pass --data"
+                ) from exc
+            raise _error(exc, f"{spec.repo} file list", base) from exc
+        files = [f for f in listed if any(fnmatch(f.rsplit("/", 1)[-1], p) for p in spec.patterns)]
         if not files:
-            listed = list_repo_files(client, base, spec.repo, revision)
-            files = [
-                f for f in listed if any(fnmatch(f.rsplit("/", 1)[-1], p) for p in spec.patterns)
-            ]
-            if not files:
-                raise DownloadError(f"{spec.repo}: no files match {', '.join(spec.patterns)}")
-        for filename in files:
-            target = dest / filename
-            if unsafe_member(filename):
-                raise DownloadError(f"{spec.repo}: refusing file name {filename!r}")
-            if not target.exists():
-                url = resolve_url(base, spec.repo, filename, revision)
-                download_file(
-                    client, url, target, progress=progress(filename) if progress else None
-                )
-            if spec.extract and extract and target.suffix == ".zip":
-                out.extend(safe_extract(target, dest))
-                if not keep_zip:
-                    target.unlink()
-            else:
-                out.append(target)
+            raise DownloadError(f"{spec.repo}: no files match {', '.join(spec.patterns)}")
+    out: list[Path] = []
+    for filename in files:
+        if unsafe_member(filename):
+            raise DownloadError(f"{spec.repo}: refusing file name {filename!r}")
+        try:
+            cached = Path(
+                hf_hub_download(
+                    spec.repo, filename, repo_type="dataset", revision=revision,
+                    endpoint=base, token=auth, cache_dir=cache,
+                )  # fmt: skip
+            )
+        except Exception as exc:  # noqa: BLE001 - translated into a message
+            raise _error(exc, f"{spec.repo}/{filename}", base) from exc
+        if spec.extract and extract and filename.endswith(".zip"):
+            out.extend(safe_extract(cached, dest))
+            if keep_zip:
+                _place(cached, dest / filename)
+        else:
+            out.append(_place(cached, dest / filename))
     return out

@@ -131,12 +131,37 @@ def describe(path: Path) -> dict[str, Any]:
         facts.update(papers=sum(splits.values()), by_split=dict(splits), reviews=n_reviews,
                      problems=prreader.skips.summary(), first_problems=[str(x) for x in prreader.skips.skips[:10]])  # fmt: skip
     else:
-        facts["venues"] = {
-            v.name: {
-                d.name: sum(1 for f in d.iterdir() if f.is_file())
-                for d in sorted(v.iterdir())
-                if d.is_dir()
-            }
-            for v in _layout_venues(path)
-        }
+        facts["venues"] = _layout_counts(path)
     return facts
+
+
+def _layout_counts(root: Path) -> dict[str, Any]:
+    """Per venue: papers, and per system the reviews it holds and the papers they cover (a
+    bring-your-own ``reviews.jsonl`` is one file but many reviews); unreadable inputs counted."""
+    from prism_review.data.layout import EvalLayout
+
+    layout = EvalLayout(root)
+    out: dict[str, Any] = {}
+    for venue in layout.venues():
+        ids = layout.paper_ids(venue)
+        systems: dict[str, dict[str, int]] = {}
+        unreadable = 0
+        for system in layout.systems(venue):
+            n_reviews = n_papers = 0
+            for pid in ids:
+                try:
+                    reviews = layout.load_reviews(venue, pid, system)
+                except DataError:
+                    unreadable += 1
+                    continue
+                n_reviews += len(reviews)
+                n_papers += bool(reviews)
+            systems[system] = {"reviews": n_reviews, "papers": n_papers}
+        out[venue] = {
+            "papers": len(ids),
+            "systems": systems,
+            "unreadable_review_files": unreadable,
+            "skipped_reviews": len(layout.skipped),
+        }
+        layout.skipped.clear()
+    return out

@@ -4,8 +4,9 @@ Rules checked per venue:
 
 1. the venue folder exists (for venues asked for explicitly) and holds ``papers/``;
 2. with ``require_all_systems``, the six review folders are all present and each covers every
-   paper id; without it, missing folders are allowed but every paper needs a review from at
-   least one system;
+   paper id, except that a venue holding bring-your-own systems and none of PRISM's five LLM
+   folders evaluates those systems instead (``human_reviews/`` is still required). Without it, missing folders are allowed but
+   every paper needs a review from at least one system;
 3. ``papers/`` is non-empty and holds no empty, undecodable or unexpected files;
 4. manifests list known paper ids, and ``paper_ids_50`` is the first 50 ids of ``paper_ids_200``;
 5. every ``.txt`` review is non-empty UTF-8;
@@ -130,10 +131,15 @@ def _check_venue(L, vid, vdir: Path, require_all: bool, add) -> None:  # type: i
     ids = _check_manifests(L, vid, vdir, ids, add)
     _check_metadata(vdir / L.METADATA_FILE, add)
     covered: dict[str, int] = {pid: 0 for pid in ids}
+    llm_folders = [f for f, sid in L.builtin_folders().items() if sid != "human"]
+    byo_only = not any((vdir / f).is_dir() for f in llm_folders) and any(
+        byo.is_byo_folder(c) for c in vdir.iterdir() if c.name not in L.builtin_folders()
+    )
     for folder, sid in L.builtin_folders().items():
         sdir = vdir / folder
         if not sdir.is_dir():
-            if require_all:
+            # a venue of bring-your-own systems only evaluates those instead of PRISM's LLMs
+            if require_all and (sid == "human" or not byo_only):
                 add(sdir, f"review folder for system {sid!r} is missing")
             continue
         if add.outside(sdir):

@@ -27,6 +27,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from prism_review import progress
 from prism_review.data.errors import DataError
 from prism_review.data.skips import SkipLog
 from prism_review.records import Decision, DecisionKind
@@ -196,7 +197,7 @@ def metadata_from_corpus(path: Path, skips: SkipLog) -> Iterator[PaperMeta]:
 
     reader = CorpusReader(path, columns=["paper_id", "venue", "decision"], batch_size=4096)
     reader.skips = skips
-    for rec in reader:
+    for rec in progress.iterate(reader, "corpus rows", total=reader.num_rows):
         yield PaperMeta(rec.paper.paper_id, rec.paper.venue, decision_class(rec.paper.decision))
 
 

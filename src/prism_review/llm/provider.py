@@ -7,7 +7,10 @@ Every supported provider speaks the OpenAI chat-completions protocol, so one imp
   ``$OPENAI_BASE_URL`` points elsewhere (vLLM, Ollama, llama.cpp, OpenRouter, Together);
 * ``gemini/<model>`` — Gemini's OpenAI-compatible endpoint, key ``$GEMINI_API_KEY`` or
   ``$GOOGLE_API_KEY``;
-* ``openai-compatible/<model>@http://host:port/v1`` — an explicit server.
+* ``openai-compatible/<model>@http://host:port/v1`` — an explicit server;
+* aliases as the ecosystem writes them: ``google/<model>`` = ``gemini/<model>``,
+  ``vllm/<model>@<url>`` = ``openai-compatible/<model>@<url>``, ``ollama/<model>[@<url>]`` =
+  ``openai-compatible/<model>@http://localhost:11434/v1`` (Ollama's default address).
 
 SDK retries are disabled (``max_retries=0``): the judge owns retries so it can count errors,
 honour ``retry-after`` and apply the max-errors cutoff. The request body is built here, exactly
@@ -34,24 +37,39 @@ from typing import Any, Protocol, runtime_checkable
 import openai
 
 try:  # the openai SDK 3.x is built on httpx2; earlier majors on httpx
+    from httpx2 import ConnectError as _ConnectError
     from httpx2 import Response as _Response
 except ImportError:  # pragma: no cover - depends on the installed SDK major
+    from httpx import ConnectError as _ConnectError  # type: ignore[assignment]
     from httpx import Response as _Response  # type: ignore[assignment]
 
 from prism_review.llm.budget import allowed_max_tokens, is_model_wide
 from prism_review.llm.credentials import mask_url
-from prism_review.llm.errors import ConfigError, FatalProviderError, ProviderError
+from prism_review.llm.errors import ConfigError, FatalProviderError, ProviderError, TransportError
 from prism_review.llm.limits import retry_after_seconds
 
 log = logging.getLogger("prism_review.llm")
 GEMINI_BASE_URL = "https://generativelanguage.googleapis.com/v1beta/openai/"
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 PROVIDERS = ("openai", "gemini", "openai-compatible")
+OLLAMA_BASE_URL = "http://localhost:11434/v1"
+#: provider aliases → (provider, default base URL)
+ALIASES = {"google": ("gemini", None), "vllm": ("openai-compatible", None),
+           "ollama": ("openai-compatible", OLLAMA_BASE_URL)}
 _KEY_VARS = {"openai": ("OPENAI_API_KEY",), "gemini": ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
              "openai-compatible": ("OPENAI_API_KEY",)}
 _LABEL = {"openai": "OpenAI", "gemini": "Gemini", "openai-compatible": "OpenAI-compatible server"}
 #: response formats tried in order; a server that rejects one gets the next
 RESPONSE_MODES = ("json_schema", "json_object", "text")
+
+
+class ServerUnreachable(FatalProviderError, TransportError):
+    """No connection to a server that never answered (wrong URL, server not started): fatal,
+    as no retry fixes it, and a transport failure, as no reply came (nothing is written)."""
+
+    def __init__(self, message: str, *, provider: str) -> None:
+        ProviderError.__init__(self, message, provider=provider)
+        self.step = ""
 
 
 @dataclass(frozen=True)
@@ -71,17 +89,20 @@ class ModelSpec:
 
 
 def parse_spec(spec: str) -> ModelSpec:
-    """Parse ``openai/<model>``, ``gemini/<model>`` or ``openai-compatible/<model>@<url>``."""
+    """Parse ``openai/<model>``, ``gemini/<model>`` or ``openai-compatible/<model>@<url>``
+    (and the :data:`ALIASES`, which become those specs)."""
     provider, sep, rest = spec.strip().partition("/")
+    provider, default_url = ALIASES.get(provider, (provider, None))
     if not sep or not rest or provider not in PROVIDERS:
         raise ConfigError(
-            f"unknown judge {spec!r}: use 'offline', 'openai/<model>', 'gemini/<model>' or "
-            "'openai-compatible/<model>@http://host:port/v1'")
+            f"unknown judge {spec!r}: use 'offline', 'openai/<model>', 'gemini/<model>', "
+            "'openai-compatible/<model>@http://host:port/v1' or an alias: 'google/<model>', "
+            "'vllm/<model>@<url>', 'ollama/<model>'")
     base_url = None
     if provider == "openai-compatible":
         at = max(rest.rfind("@http://"), rest.rfind("@https://"))  # a URL may hold user:pw@
         if at < 0:
-            model, base_url = rest, None
+            model, base_url = rest, default_url
         else:
             model, base_url = rest[:at], rest[at + 1 :]
         rest = model
@@ -202,6 +223,8 @@ class OpenAICompatibleAPI:
         #: per model: the largest output budget the server said it accepts (see llm.budget)
         self.output_ceiling: dict[str, int] = {}
         self._told: set[str] = set()
+        #: the server has answered once: later connection errors are transient (a restart)
+        self._reached = False
 
     def _client(self) -> openai.AsyncOpenAI:
         loop_id = id(asyncio.get_running_loop())
@@ -256,8 +279,10 @@ class OpenAICompatibleAPI:
                 http = await self._client().post(
                     "/chat/completions", body=self._body(req, mode), cast_to=_Response,
                     options={"headers": {"X-Prism-Step": req.step}, "timeout": req.timeout})
+                self._reached = True
                 resp = json.loads(http.content)
             except openai.BadRequestError as exc:
+                self._reached = True
                 msg = str(exc)
                 if ("max_completion_tokens" in msg and req.model not in
                         self.completion_tokens_param and not is_reasoning_model(req.model)):
@@ -302,9 +327,15 @@ class OpenAICompatibleAPI:
             return ProviderError(f"{label}: request timed out after {req.timeout:g}s",
                                  provider=self.provider, retryable=True)
         if isinstance(exc, openai.APIConnectionError):
+            if not self._reached and isinstance(exc.__cause__, _ConnectError):
+                # refused or unresolvable before the server ever answered: a wrong URL or a
+                # server that is not running, which no retry fixes
+                return ServerUnreachable(f"{label}: cannot connect to {mask_url(self.base_url)}; "
+                                         "is the server running at that URL?", provider=self.provider)
             return ProviderError(f"{label}: cannot connect to {mask_url(self.base_url)}",
                                  provider=self.provider, retryable=True)
         if isinstance(exc, openai.APIStatusError):
+            self._reached = True
             code = exc.status_code
             detail = self.scrub(str(exc))[:300]
             retry_after = retry_after_seconds(exc.response.headers)

@@ -166,6 +166,7 @@ async def _run(
 
     t0 = time.perf_counter()
     source = open_source(opts.data) if opts.data else LayoutSource(demo_root())
+    wanted_systems = _selection(opts, source)  # unknown names raise UnknownNameError
     dims = [get_dimension(n) for n in (opts.dimensions or _all_dimensions())]
     if judge is None:
         judge_opts = dict(opts.judge_options)
@@ -216,7 +217,6 @@ async def _run(
         memo_store=memo,
     )
 
-    wanted_systems = _norm_systems(opts.systems)
     load_errors: list[dict[str, Any]] = []
     errors_path = out / "errors.jsonl"
     sample = read_sample(opts.sample) if opts.sample else None
@@ -243,6 +243,7 @@ async def _run(
                                          system=system))
             if item.paper is None:
                 continue
+            item.meta.setdefault("title", item.paper.title or None)  # the report's search reads it
             progress.papers_total += 1
             systems = [s for s in item.reviews if not opts.systems or s in wanted_systems]
             units = []
@@ -454,6 +455,37 @@ def _norm_venues(names: list[str]) -> set[str]:
     from prism_review.venues import get_venue
 
     return _canonical_ids(names, lambda n: get_venue(n).id)
+
+
+def _selection(opts: EvalOptions, source: Any) -> set[str]:
+    """The selected system ids. A ``--venue``, ``--system`` or ``--dimension`` name that the
+    data (or the registry) does not hold raises :class:`~prism_review.names.UnknownNameError`,
+    listing the valid names closest first."""
+    from prism_review.names import UnknownNameError
+    from prism_review.venues import get_venue
+
+    known_dims = _all_dimensions()
+    for name in opts.dimensions:
+        if name not in known_dims:
+            raise UnknownNameError("dimension", name, known_dims)
+    present = source.venues()
+    venues = present
+    if opts.venues:
+        wanted: set[str] = set()
+        for name in opts.venues:
+            try:
+                vid = get_venue(name).id
+            except KeyError:
+                vid = None
+            if vid not in present:
+                raise UnknownNameError("venue", name, present, where=str(source.path))
+            wanted.add(str(vid))
+        venues = [v for v in present if v in wanted]
+    systems = sorted({s for v in venues for s in source.systems(v)})  # registers BYO systems
+    for name in opts.systems:
+        if next(iter(_norm_systems([name]))) not in systems:
+            raise UnknownNameError("system", name, systems, where=f"{', '.join(venues)} of {source.path}")
+    return _norm_systems(opts.systems)
 
 
 def _norm_systems(names: list[str]) -> set[str]:

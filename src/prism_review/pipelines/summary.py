@@ -163,12 +163,10 @@ def write_csv(
 
 
 def system_label(system: str) -> str:
-    """A summary group's display name: the registered system's label (``sea`` → ``SEA``), with
-    a group qualifier kept (``sea@panel`` → ``SEA@panel``), else the group id itself (e.g.
-    ``human-only-bank``)."""
-    base, at, qualifier = system.partition("@")
-    spec = SYSTEMS.get(base)
-    return spec.label + at + qualifier if spec else system
+    """A system's display name in tables, figures and the report: its id, exactly as
+    ``results.jsonl`` stores it and ``--system`` / ``prism compare`` take it (one name per
+    system everywhere; the registry's labels such as ``TreeReview`` are accepted as input)."""
+    return system
 
 
 def table(
@@ -213,7 +211,7 @@ def group_legend(groups: Iterable[str]) -> list[str]:
     if HUMAN_ONLY_GROUP in groups:
         out.append(
             f"**{HUMAN_ONLY_GROUP}**: Flaws only. The human reviews scored against a bank built from "
-            "the human reviews alone, with no LLM review pooled in. **Human** is the mean over "
+            "the human reviews alone, with no LLM review pooled in. **human** is the mean over "
             "the LLM pairings, where each system's review is pooled with the humans (PRISM's "
             "setting). The two are kept apart and are never averaged together."
         )

@@ -1,10 +1,17 @@
-"""Figures for the report (matplotlib, Agg backend): headline means with sd bars, distributions."""
+"""Figures for the report (matplotlib, Agg backend): headline means with sd bars, distributions.
+
+Every figure has a legend, keeps its error bars inside the metric's range (the Table-1 metrics
+are all in [0, 1]), prints n (papers) per bar, and is also saved as PNG and SVG next to the
+report (:func:`save`), so it can go into a paper or slides as it is.
+"""
 
 from __future__ import annotations
 
 import base64
 import io
 from collections import defaultdict
+from pathlib import Path
+from typing import Any
 
 from prism_review.dimensions.base import Dimension, ResultRow
 from prism_review.pipelines.summary import (
@@ -15,50 +22,81 @@ from prism_review.pipelines.summary import (
     system_order,
 )
 
+#: the range of each Table-1 metric (error bars are clipped to it)
+METRIC_RANGES: dict[str, tuple[float, float]] = {
+    k: (0.0, 1.0)
+    for k in ("doa", "ns", "sr", "ssr", "critical_recall", "minor_recall", "ncps", "mcs", "has_claim")
+}
+HUMAN_COLOR, SYSTEM_COLOR = "#4c72b0", "#dd8452"
 
-def _png(fig) -> str:  # type: ignore[no-untyped-def]
+
+def _plt() -> Any:
+    import matplotlib
+
+    matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    return plt
+
+
+def save(fig: Any, out: Path | None, stem: str) -> str:
+    """Write ``<stem>.png`` and ``<stem>.svg`` into ``out`` (when given); return the PNG as
+    base64 for embedding in the report."""
+    plt = _plt()
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
+    if out is not None:
+        (out / f"{stem}.png").write_bytes(buf.getvalue())
+        fig.savefig(out / f"{stem}.svg", format="svg", bbox_inches="tight")
     plt.close(fig)
     return base64.b64encode(buf.getvalue()).decode("ascii")
 
 
-def headline_bars(summary: list[SummaryRow], dims: list[Dimension]) -> str | None:
-    """One panel per headline metric: mean ± sd per system. Returns base64 PNG or None."""
-    import matplotlib
+def clipped_errors(mean: float, sd: float, lo: float, hi: float) -> tuple[float, float]:
+    """(below, above) error-bar lengths of mean ± sd, cut at the range [lo, hi]."""
+    return max(0.0, mean - max(lo, mean - sd)), max(0.0, min(hi, mean + sd) - mean)
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+
+def headline_bars(summary: list[SummaryRow], dims: list[Dimension], out: Path | None = None) -> str | None:
+    """One panel per headline metric: mean ± sd per system, n above each bar. Base64 PNG or None."""
+    from matplotlib.patches import Patch
 
     specs = [(d, s) for d in dims for s in headline_specs(d)]
-    cells = {(r.dimension, r.metric, r.system): r for r in summary if r.venue == "ALL"}
+    cells = {(r.dimension, r.metric, r.system): r for r in summary if r.venue == "ALL" and r.mean is not None}
     specs = [(d, s) for d, s in specs if any(k[:2] == (d.name, s.key) for k in cells)]
     if not specs:
         return None
-    fig, axes = plt.subplots(1, len(specs), figsize=(3.2 * len(specs), 3.2), squeeze=False)
+    plt = _plt()
+    fig, axes = plt.subplots(1, len(specs), figsize=(3.2 * len(specs), 3.6), squeeze=False)
     for ax, (d, s) in zip(axes[0], specs, strict=True):
         systems = system_order(k[2] for k in cells if k[:2] == (d.name, s.key))
         rows = [cells[(d.name, s.key, sy)] for sy in systems]
-        means = [r.mean if r.mean is not None else 0.0 for r in rows]
-        sds = [r.sd or 0.0 for r in rows]
-        colors = ["#4c72b0" if sy == "human" else "#dd8452" for sy in systems]
-        ax.bar(range(len(systems)), means, yerr=sds, color=colors, capsize=3)
-        ax.set_xticks(range(len(systems)))
-        ax.set_xticklabels([system_label(x) for x in systems], rotation=45, ha="right", fontsize=8)
+        means = [float(r.mean or 0.0) for r in rows]
+        lo, hi = METRIC_RANGES.get(s.key, (float("-inf"), float("inf")))
+        errs = [clipped_errors(m, r.sd or 0.0, lo, hi) for m, r in zip(means, rows, strict=True)]
+        colors = [HUMAN_COLOR if sy.startswith("human") else SYSTEM_COLOR for sy in systems]
+        x = range(len(systems))
+        ax.bar(x, means, yerr=[[e[0] for e in errs], [e[1] for e in errs]], color=colors, capsize=3)
+        for i, (m, e, r) in enumerate(zip(means, errs, rows, strict=True)):
+            ax.text(i, m + e[1], f"n={r.n}", ha="center", va="bottom", fontsize=7)
+        ax.set_xticks(list(x))
+        ax.set_xticklabels([system_label(sy) for sy in systems], rotation=45, ha="right", fontsize=8)
         ax.set_title(s.label, fontsize=10)
-        ax.set_ylim(bottom=0)
-    fig.tight_layout()
-    return _png(fig)
+        top = hi if hi != float("inf") else max(m + e[1] for m, e in zip(means, errs, strict=True))
+        ax.set_ylim(bottom=max(0.0, lo) if lo != float("-inf") else None, top=top * 1.12 or 1.0)
+    fig.legend(
+        handles=[Patch(color=HUMAN_COLOR, label="human: mean over papers"),
+                 Patch(color=SYSTEM_COLOR, label="system: mean over papers")],
+        loc="lower center", ncol=2, fontsize=8, frameon=False, bbox_to_anchor=(0.5, -0.02),
+        title="whiskers: ± 1 sd, cut at the metric's range; n = papers", title_fontsize=8,
+    )  # fmt: skip
+    fig.tight_layout(rect=(0, 0.12, 1, 1))
+    return save(fig, out, "fig_headline")
 
 
-def distributions(rows: list[ResultRow], dims: list[Dimension]) -> str | None:
+def distributions(rows: list[ResultRow], dims: list[Dimension], out: Path | None = None) -> str | None:
     """Per-paper distributions (box plots) of each headline metric, per system."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
 
     panels = []
     for d in dims:
@@ -66,17 +104,30 @@ def distributions(rows: list[ResultRow], dims: list[Dimension]) -> str | None:
             groups = per_paper_values([r for r in rows if r.dimension == d.name], d, s.key, False)
             data = defaultdict(list)
             for (_, system), papers in groups.items():
-                data[system] = list(papers.values())
+                if papers:
+                    data[system] = list(papers.values())
             if data:
                 panels.append((s.label, data))
     if not panels:
         return None
-    fig, axes = plt.subplots(1, len(panels), figsize=(3.2 * len(panels), 3.2), squeeze=False)
+    plt = _plt()
+    fig, axes = plt.subplots(1, len(panels), figsize=(3.2 * len(panels), 3.6), squeeze=False)
     for ax, (label, data) in zip(axes[0], panels, strict=True):
         systems = system_order(data)
         ax.boxplot([data[s] for s in systems], showmeans=True)
         ax.set_xticks(range(1, len(systems) + 1))
-        ax.set_xticklabels([system_label(x) for x in systems], rotation=45, ha="right", fontsize=8)
+        ax.set_xticklabels(
+            [f"{system_label(x)} (n={len(data[x])})" for x in systems], rotation=45, ha="right",
+            fontsize=8,
+        )  # fmt: skip
         ax.set_title(label, fontsize=10)
-    fig.tight_layout()
-    return _png(fig)
+    fig.legend(
+        handles=[Line2D([], [], color="#ff7f0e", label="median"),
+                 Line2D([], [], marker="^", color="#2ca02c", linestyle="", label="mean"),
+                 Line2D([], [], marker="o", color="black", fillstyle="none", linestyle="",
+                        label="outlier (beyond 1.5 IQR)")],
+        loc="lower center", ncol=3, fontsize=8, frameon=False, bbox_to_anchor=(0.5, -0.02),
+        title="box: middle half of the papers; n = papers", title_fontsize=8,
+    )  # fmt: skip
+    fig.tight_layout(rect=(0, 0.12, 1, 1))
+    return save(fig, out, "fig_distributions")

@@ -24,13 +24,28 @@ from prism_review.report.fidelity import run_note
 from prism_review.report.figures import distributions, headline_bars
 
 MAX_BROWSE_PAPERS = 200
-MAX_EXTRACTED_CHARS = 6000
 
 
 def html_table(header: list[str], body: list[list[str]]) -> Markup:
+    """A table in a box that scrolls sideways when it is wider than the page."""
     h = "".join(f"<th>{_html.escape(c)}</th>" for c in header)
     b = "".join("<tr>" + "".join(f"<td>{_html.escape(c)}</td>" for c in row) + "</tr>" for row in body)
-    return Markup(f"<table><thead><tr>{h}</tr></thead><tbody>{b}</tbody></table>")
+    return Markup(f'<div class="tbl"><table><thead><tr>{h}</tr></thead><tbody>{b}</tbody></table></div>')
+
+
+def json_island(value: Any) -> Markup:
+    """``value`` as JSON safe inside ``<script type="application/json">`` (no ``</script>``)."""
+    text = json.dumps(value, ensure_ascii=False, indent=1)
+    return Markup(text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"))
+
+
+def not_scored(rows: list[ResultRow]) -> list[dict[str, Any]]:
+    """Rows that are not ``ok`` (excluded from the means), for the list the header links to."""
+    return [
+        {"dimension": r.dimension, "paper": f"{r.venue}/{r.paper_id}", "system": r.system,
+         "reviewer_id": r.reviewer_id, "status": r.status, "error": r.error or ""}
+        for r in rows if r.status != "ok"
+    ]  # fmt: skip
 
 
 def _fmt(v: Any) -> str:
@@ -106,12 +121,11 @@ def write_html(
     heads = {d.name: headline_specs(d) for d in dims}
     rank = {s: i for i, s in enumerate(system_order(r.system for r in rows))}
     browse = []
+    n_item = 0
     for (venue, pid), prow in list(papers.items())[:MAX_BROWSE_PAPERS]:
         items = []
         for r in sorted(prow, key=lambda x: (x.dimension, rank[x.system], x.reviewer_id)):
-            extracted = json.dumps(r.extracted, ensure_ascii=False, indent=1)
-            if len(extracted) > MAX_EXTRACTED_CHARS:
-                extracted = extracted[:MAX_EXTRACTED_CHARS] + "\n… (truncated; full data in results.jsonl)"
+            n_item += 1
             headline = " ".join(f"{s.label}={_fmt(r.metrics.get(s.key))}" for s in heads.get(r.dimension, []))
             items.append(
                 {
@@ -123,13 +137,18 @@ def write_html(
                     "headline": headline,
                     "metrics": [(k, _fmt(v)) for k, v in r.metrics.items()],
                     "error": r.error,
-                    "extracted": extracted,
+                    "key": " ".join(str(x) for x in (r.system, r.reviewer_id, r.pairing) if x).lower(),
+                    "xid": f"x{n_item}",  # the full extraction, rendered when the row is opened
+                    "extracted": json_island(r.extracted),
                 }
             )
         decision = prow[0].meta.get("decision") if prow else None
+        title = next((str(r.meta["title"]) for r in prow if r.meta.get("title")), "")
         browse.append(
-            {"venue": venue, "paper_id": pid, "key": f"{venue}/{pid}".lower(), "decision": decision, "rows": items}
-        )
+            {"venue": venue, "paper_id": pid, "title": title, "decision": decision, "rows": items,
+             "key": f"{venue}/{pid} {title}".lower()}
+        )  # fmt: skip
+    unscored = not_scored(rows)
     judge = manifest.get("judge", {})
     page = tpl.render(
         title=str(out),
@@ -141,10 +160,12 @@ def write_html(
         n_rows=len(rows),
         n_papers=len(papers),
         n_unscored=sum(1 for r in rows if r.status == "unscored"),
+        n_not_ok=len(unscored),
+        not_scored=unscored,
         table1=html_table(*table(pooled, dims, headline_only=True)),
         fidelity_note=run_note(manifest, dims),
-        bars=headline_bars(summary, dims),
-        dists=distributions(rows, dims),
+        bars=headline_bars(summary, dims, out),
+        dists=distributions(rows, dims, out),
         dim_tables=dim_tables,
         venue_tables=venue_tables,
         comparisons=comparisons(rows, dims),

@@ -8,6 +8,9 @@
 * Retries on 429, 500/502/503/504, network and JSON errors with back-off
   ``min(retry_delay · 2^attempt, max_delay)`` (a longer ``Retry-After`` is honoured, within the
   cap); 401/403 fail immediately (after trying the other keys); other 4xx fail immediately.
+* A server that cannot be connected to (no network, DNS failure, refused, connect timeout of
+  10 s) before it ever answered stops the run (a fatal :class:`S2Error`) after one more try,
+  instead of every search backing off for minutes; once it has answered, such errors are retried.
 * No server-side year filter: the pool applies the venue-year filter itself.
 """
 
@@ -36,10 +39,19 @@ class S2Error(RuntimeError):
         super().__init__(message)
         self.status = status
 
+    unreachable = False
+
     @property
     def fatal(self) -> bool:
-        """A rejected key stops the whole run (every other search would fail the same way)."""
-        return self.status in AUTH_STATUS
+        """A rejected key or an unreachable server stops the whole run (every other search
+        would fail the same way)."""
+        return self.status in AUTH_STATUS or self.unreachable
+
+
+class S2Unreachable(S2Error):
+    """Semantic Scholar could not be connected to, and never answered in this run."""
+
+    unreachable = True
 
 
 def keys_from_env() -> list[str | None]:
@@ -82,7 +94,7 @@ class SemanticScholarClient:
         # one short-lived HTTP client per search: requests are seconds apart anyway, and the
         # client never outlives the event loop that made it (no unclosed-client noise at exit)
         self._client_args: dict[str, Any] = {
-            "timeout": timeout, "transport": transport,
+            "timeout": httpx.Timeout(timeout, connect=min(timeout, 10.0)), "transport": transport,
             "headers": {"User-Agent": "prism-review/0.1 (novelty retrieval)"},
         }
         self._rr = itertools.cycle(range(len(self.keys)))
@@ -90,6 +102,8 @@ class SemanticScholarClient:
         self._last = {i: float("-inf") for i in range(len(self.keys))}
         #: counters for the run manifest
         self.stats = {"requests": 0, "retries": 0, "failures": 0}
+        self._reached = False  # the server has answered once (any status)
+        self._connect_failures = 0
 
     async def _get(self, client: httpx.AsyncClient, ki: int, params: dict[str, str]) -> httpx.Response:
         """One request with key ``ki``: one in flight per key, started ≥ ``min_interval`` after
@@ -136,7 +150,17 @@ class SemanticScholarClient:
                 resp = await self._get(client, ki, params)
             except httpx.TransportError as exc:
                 last_error, status = f"network error: {type(exc).__name__}: {exc}", None
+                if isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout) and not self._reached:
+                    self._connect_failures += 1
+                    if self._connect_failures >= 2:
+                        self.stats["failures"] += 1
+                        raise S2Unreachable(
+                            f"cannot reach Semantic Scholar at {self.base_url} ({last_error}); "
+                            "without network use --retrieval local (after prism index build) "
+                            "or --retrieval none"
+                        ) from None
             else:
+                self._reached = True
                 status = resp.status_code
                 if status == 200:
                     try:

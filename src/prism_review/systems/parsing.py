@@ -71,7 +71,8 @@ def family(name: str) -> str:
         return "meta"
     if re.match(r"comment \d+\b", n):  # a quote-anchored BYO comment is a critique
         return "weaknesses"
-    if "strength" in n and "weakness" in n:
+    if ("strength" in n and "weakness" in n) or n == "main review":
+        # "Main Review" is the ICLR 2021-22 form's one field for strengths and weaknesses
         return "strengths_weaknesses"
     if "weakness" in n:
         return "weaknesses"

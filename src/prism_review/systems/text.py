@@ -64,6 +64,18 @@ def _text_sections(sections: Iterable[Section], *, first_four: bool) -> list[Sec
     return head + [s for s in secs if s not in head]
 
 
+def _with_combined(sections: list[Section], picked: list[Section], families: tuple[str, ...]) -> list[Section]:
+    """``picked``, or, when it holds no weaknesses section, the same families with the review
+    form's combined strengths-and-weaknesses field in their place (older ICLR forms:
+    "Strength And Weaknesses", "Main Review"), so a review's critique is never dropped."""
+    if any(family(s.name) == "weaknesses" for s in picked):
+        return picked
+    if not _select(sections, ("strengths_weaknesses",)):
+        return picked
+    wanted = tuple(f for f in families if f not in {"strengths", "weaknesses"})
+    return _select(sections, (*wanted[:1], "strengths_weaknesses", *wanted[1:]))
+
+
 def _whole(review: Review) -> str:
     body = review.extra.get("body")
     return str(body).strip() if isinstance(body, str) and body.strip() else review.text
@@ -82,10 +94,13 @@ def human_text(review: Review, dimension: str) -> str:
     if venue == "ICML2025":
         return _render_or_whole(review, _text_sections(secs, first_four=False))
     if dimension == "depth":
-        return _render_or_whole(review, _select(secs, ("summary", "strengths", "weaknesses")))
+        depth = ("summary", "strengths", "weaknesses")
+        return _render_or_whole(review, _with_combined(secs, _select(secs, depth), depth))
     # flaws
+    wanted: tuple[str, ...]
     if venue == "ICLR2024":
-        picked = _select(secs, ("summary", "weaknesses", "questions"))
+        wanted = ("summary", "weaknesses", "questions")
+        picked = _with_combined(secs, _select(secs, wanted), wanted)
     elif venue == "NeurIPS2025":
         picked = []
         for sec in _select(
@@ -95,7 +110,8 @@ def human_text(review: Review, dimension: str) -> str:
                 sec = Section(name=NEURIPS_STRENGTHS_LABEL, text=sec.text)
             picked.append(sec)
     else:
-        picked = _select(secs, ("summary", "weaknesses", "questions", "limitations"))
+        wanted = ("summary", "weaknesses", "questions", "limitations")
+        picked = _with_combined(secs, _select(secs, wanted), wanted)
     return _render_or_whole(review, picked)
 
 

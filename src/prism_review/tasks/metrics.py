@@ -1,6 +1,6 @@
 """Pure metrics for the prediction tasks (no model calls, no I/O).
 
-Classification (accept = positive class):
+Classification (accept = positive class), computed with ``sklearn.metrics``:
 
 * accuracy = (TP + TN) / n;
 * balanced accuracy = mean over the classes present in ``y_true`` of that class's recall
@@ -23,6 +23,7 @@ Regression (ratings):
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -30,56 +31,49 @@ import numpy as np
 
 
 def roc_auc(y_true: Sequence[bool], scores: Sequence[float]) -> float | None:
-    """Mann–Whitney ROC-AUC (ties ½); None when a class is missing."""
-    pos = [s for y, s in zip(y_true, scores, strict=True) if y]
-    neg = [s for y, s in zip(y_true, scores, strict=True) if not y]
-    if not pos or not neg:
+    """ROC-AUC (``sklearn.metrics.roc_auc_score``: the Mann–Whitney form, ties ½); None when
+    a class is missing."""
+    from sklearn.metrics import roc_auc_score
+
+    if len(set(bool(y) for y in y_true)) < 2:
         return None
-    p = np.asarray(pos, dtype=float)[:, None]
-    n = np.asarray(neg, dtype=float)[None, :]
-    wins = (p > n).sum() + 0.5 * (p == n).sum()
-    return float(wins / (p.size * n.size))
-
-
-def _f1(tp: int, fp: int, fn: int) -> float:
-    prec = tp / (tp + fp) if tp + fp else 0.0
-    rec = tp / (tp + fn) if tp + fn else 0.0
-    return 2 * prec * rec / (prec + rec) if prec + rec else 0.0
+    return float(roc_auc_score([bool(y) for y in y_true], [float(s) for s in scores]))
 
 
 def classification_metrics(
     y_true: Sequence[bool], y_pred: Sequence[bool], scores: Sequence[float | None] | None = None
 ) -> dict[str, Any]:
-    """Accuracy, balanced accuracy, macro-F1, ROC-AUC and accept rates (see the module doc)."""
+    """Accuracy, balanced accuracy, macro-F1, ROC-AUC and accept rates (see the module doc),
+    computed with ``sklearn.metrics``."""
+    from sklearn.metrics import accuracy_score, balanced_accuracy_score, f1_score
+
     if len(y_true) != len(y_pred):
         raise ValueError("y_true and y_pred differ in length")
-    n = len(y_true)
-    tp = sum(1 for t, p in zip(y_true, y_pred, strict=True) if t and p)
-    tn = sum(1 for t, p in zip(y_true, y_pred, strict=True) if not t and not p)
-    fp = sum(1 for t, p in zip(y_true, y_pred, strict=True) if not t and p)
-    fn = sum(1 for t, p in zip(y_true, y_pred, strict=True) if t and not p)
-    recalls = []
-    if tp + fn:
-        recalls.append(tp / (tp + fn))
-    if tn + fp:
-        recalls.append(tn / (tn + fp))
-    f1s = []
-    if tp + fn or tp + fp:
-        f1s.append(_f1(tp, fp, fn))
-    if tn + fp or tn + fn:
-        f1s.append(_f1(tn, fn, fp))
+    t = [bool(y) for y in y_true]
+    p = [bool(y) for y in y_pred]
+    n = len(t)
+    tp = sum(1 for a, b in zip(t, p, strict=True) if a and b)
+    tn = sum(1 for a, b in zip(t, p, strict=True) if not a and not b)
+    fp = sum(1 for a, b in zip(t, p, strict=True) if not a and b)
+    fn = sum(1 for a, b in zip(t, p, strict=True) if a and not b)
     auc = None
     if scores is not None and n and all(s is not None for s in scores):
-        auc = roc_auc(y_true, [float(s) for s in scores if s is not None])
+        auc = roc_auc(t, [float(s) for s in scores if s is not None])
+    balanced = None
+    if n:
+        with warnings.catch_warnings():  # one class in y_true: the mean of that class's recall
+            warnings.simplefilter("ignore")
+            balanced = float(balanced_accuracy_score(t, p))
     return {
         "n": n,
         "n_accept": tp + fn,
         "n_reject": tn + fp,
         "accept_rate": (tp + fn) / n if n else None,
         "predicted_accept_rate": (tp + fp) / n if n else None,
-        "accuracy": (tp + tn) / n if n else None,
-        "balanced_accuracy": sum(recalls) / len(recalls) if recalls else None,
-        "macro_f1": sum(f1s) / len(f1s) if f1s else None,
+        "accuracy": float(accuracy_score(t, p)) if n else None,
+        "balanced_accuracy": balanced,
+        # over the classes present in y_true or y_pred; a class without a true positive has F1 0
+        "macro_f1": float(f1_score(t, p, average="macro", zero_division=0)) if n else None,
         "roc_auc": auc,
         "tp": tp, "tn": tn, "fp": fp, "fn": fn,
     }  # fmt: skip

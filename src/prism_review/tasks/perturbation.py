@@ -38,6 +38,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, Field
 
+from prism_review import progress
 from prism_review.data.errors import DataError
 from prism_review.data.jsonl import iter_jsonl
 from prism_review.data.skips import SkipLog
@@ -180,7 +181,7 @@ async def llm_ratings(rows: Sequence[Any], comments: Mapping[str, list[dict[str,
         # a rating still outside 1-5 after the check's re-ask is unscored by the judge itself
         return key, (res.output.score if res.ok and res.output is not None else None)
 
-    return dict(await asyncio.gather(*(one(k, v) for k, v in todo.items())))
+    return dict(await progress.gather((one(k, v) for k, v in todo.items()), "judge calls"))
 
 
 def score_row(perturbations: Sequence[Any], comments: Sequence[Mapping[str, Any]], **kwargs: Any) -> dict[str, Any]:
@@ -233,7 +234,7 @@ async def score_perturbations(
     per_row: list[dict[str, Any]] = []
     n_missing = 0
     subtype: dict[str, list[int]] = {}
-    for row in bench:
+    for row in progress.iterate(bench, "perturbation rows"):
         if row.id not in comments and missing == "skip":
             n_missing += 1
             continue
