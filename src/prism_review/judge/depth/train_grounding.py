@@ -74,6 +74,7 @@ def _lr(c: float) -> Any:
 
 
 def main(argv: list[str] | None = None) -> None:
+    from scipy.stats import spearmanr
     from sklearn.metrics import f1_score
     from sklearn.model_selection import GroupKFold
 
@@ -119,6 +120,9 @@ def main(argv: list[str] | None = None) -> None:
     report = {
         "revutil.grounding.single_sentence.cv5_macro_f1": round(
             float(f1_score(y[ev], pred[ev], average="macro")), 4
+        ),
+        "revutil.grounding.single_sentence.cv5_spearman": round(
+            float(spearmanr(y[ev], pred[ev]).statistic), 4
         ),
         "revutil.grounding.single_sentence.mean_predicted": round(float(pred[ev].mean()), 4),
         "revutil.grounding.single_sentence.mean_gold": round(float(y[ev].mean()), 4),
