@@ -8,9 +8,9 @@
   (:mod:`.clauses`, the encoder's ``mixed`` head);
 * classify: the encoder's ``role`` and ``aspect`` heads over the units in review order
   (:mod:`.encoder`: each unit sees its neighbours);
-* ground: the linear ``grounding`` head (:mod:`.model`) per premise, on the premise's own text;
-  it is trained on review points of that size (single-sentence RevUtil points), not on
-  whole multi-sentence points.
+* ground: the linear ``grounding`` head (:mod:`.model`) per premise, on the premise's own text
+  (trained on RevUtil points; measured on units of a premise's size, single-sentence points,
+  by :mod:`.train_grounding`; see the model card).
 """
 
 from __future__ import annotations

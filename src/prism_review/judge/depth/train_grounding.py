@@ -1,18 +1,22 @@
-"""Refit the offline judge's grounding head on units of the size it scores: ``python -m prism_review.judge.depth.train_grounding``.
+"""Grounding scored on the unit it is asked about: ``python -m prism_review.judge.depth.train_grounding --out DIR``.
 
-The ground step scores one premise: a sentence or a clause. A head trained on whole RevUtil
-review points (often several sentences, with the point's grade earned by any of them) grades
-a single premise lower than its point (mean 0.78 vs 1.45 on first sentences). This command fits
-the ``grounding`` head of the linear model (``model.json`` / ``weights.npz``; its vocabulary,
-idf and dense scaling are kept, the other heads are untouched) on review points that are one
-sentence long, the unit the judge is asked about:
+The ground step scores one premise (a sentence or a clause), while RevUtil grades whole review
+points (often several sentences). This command measures a grounding recipe *on units*: a
+5-fold cross-validation grouped by paper, scored only on the human RevUtil points that are one
+sentence long (the size of a premise), and writes the refitted head (the linear model's
+``grounding`` head; vocabulary, idf, dense scaling and the other heads kept) to ``--out``.
 
-* RevUtil human dev points with a majority ``grounding_specificity`` label;
-* RevUtil GPT-4o points (``revutil-gpt4o/train.jsonl``; LLM labels: trained on, never measured
-  on), unless ``--no-gpt4o``.
+Recipes (training rows; every recipe is scored on the same human single-sentence points):
 
-Grades map as in :func:`prism_review.judge.depth.data.grounding_of_revutil`. The figure is a
-5-fold cross-validation grouped by paper, scored on the human single-sentence points only.
+* default: every human RevUtil dev point with a majority label (the shipped head's recipe);
+* ``--single-only``: only single-sentence points (the unit's size);
+* ``--gpt4o``: also the RevUtil GPT-4o points (``revutil-gpt4o/train.jsonl``; LLM labels:
+  trained on, never measured on).
+
+Measured 2026-12-01 (model card §2): the shipped recipe did best on units (macro-F1 0.618,
+mean grade 1.05 vs 1.30 labelled); single-sentence training and the GPT-4o labels did worse,
+so the shipped head was kept. Grades map as in
+:func:`prism_review.judge.depth.data.grounding_of_revutil`.
 """
 
 from __future__ import annotations
@@ -81,20 +85,20 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     ap.add_argument("--labels", type=Path, default=DEFAULT_LABELS)
     ap.add_argument("--model", type=Path, default=DEFAULT_OUT, help="model.json is read here")
-    ap.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    ap.add_argument("--out", type=Path, required=True, help="where the refitted model is written")
     ap.add_argument("--c", type=float, default=1.0)
-    ap.add_argument("--no-gpt4o", action="store_true")
-    ap.add_argument("--all-points", action="store_true", help="train on multi-sentence points too")
+    ap.add_argument("--gpt4o", action="store_true", help="also train on the GPT-4o points")
+    ap.add_argument("--single-only", action="store_true", help="train on single-sentence points")
     a = ap.parse_args(argv)
     model = read_model(a.model)
-    pts = points(a.labels, not a.no_gpt4o)
+    pts = points(a.labels, a.gpt4o)
     x = features(model, [p["text"] for p in pts])
     y = np.array([p["g"] for p in pts])
     single = np.array([p["single"] for p in pts])
     human = np.array([p["human"] for p in pts], dtype=bool)
     papers = {p: i for i, p in enumerate(sorted({q["paper"] for q in pts}))}
     groups = np.array([papers[p["paper"]] for p in pts])
-    use = np.ones(len(pts), bool) if a.all_points else single
+    use = single if a.single_only else np.ones(len(pts), bool)
     pred = np.full(len(pts), -1)
     for tr, te in GroupKFold(5).split(x, y, groups):
         fit = np.zeros(len(pts), bool)
@@ -110,9 +114,9 @@ def main(argv: list[str] | None = None) -> None:
     arrays["grounding_coef"] = head.coef_
     arrays["grounding_intercept"] = head.intercept_
     meta["hyperparameters"]["grounding"] = {
-        "trained_on": "single-sentence RevUtil points"
-        + ("" if a.no_gpt4o else " (human dev + GPT-4o)")
-        + (" and multi-sentence points" if a.all_points else ""),
+        "trained_on": ("single-sentence " if a.single_only else "")
+        + "RevUtil points (human dev"
+        + (" + GPT-4o)" if a.gpt4o else ")"),
         "C": a.c,
         "rows": int(use.sum()),
     }
