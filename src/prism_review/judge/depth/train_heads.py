@@ -122,7 +122,8 @@ def evaluate(
 
     model = read_encoder(out)
     role, aspect, arg, sub, facts = [], [], [], [], []
-    r_gold, r_pred = [], []
+    r_gold: list[float] = []
+    r_pred: list[float] = []
     for r in d_dev:
         p = model.probabilities(r.texts)
         for i, lab in enumerate(r.labels):
