@@ -163,3 +163,33 @@ async def test_disapere_unscored_counts(
     # the unscored review adds no pairs of that step; the other step still scores both
     assert m["n.disapere.role"] == 1 + (failing != "depth.classify")
     assert m["n.disapere.argumentative"] == 1 + (failing != "depth.segment")
+
+
+async def test_disapere_fact_as_premise_recall(tmp_path: Path) -> None:
+    rec = {
+        "review_id": "r1",
+        "sentences": [
+            _s("Table 3 has 2 errors.", "arg_fact"),  # digit -> Premise
+            _s("The method uses a transformer.", "arg_fact"),  # -> Claim: a missed fact
+            _s("Accuracy drops by 5 points.", "arg_evaluative", "asp_substance"),  # not a fact
+        ],
+    }
+    m = await get_dataset("disapere")(_write(tmp_path / "d.jsonl", [rec]), KeywordJudge(), None)
+    assert m["disapere.fact_as_premise.recall"] == pytest.approx(1 / 2)
+    none = {"review_id": "r2", "sentences": [_s("The idea is weak.", "arg_evaluative")]}
+    m = await get_dataset("disapere")(_write(tmp_path / "n.jsonl", [none]), KeywordJudge(), None)
+    assert m["disapere.fact_as_premise.recall"] is None  # no fact sentence: absent, not 0
+
+
+async def test_substanreview_r_premise(tmp_path: Path) -> None:
+    review = "# Notes. The idea is weak. Results drop 4 points. Nice writing."
+    spans = [
+        {"start": 9, "end": 26, "kind": "claim", "tag": "Eval_neg_1"},
+        {"start": 27, "end": 50, "kind": "evidence", "tag": "Jus_neg_1"},
+    ]
+    bare = "# Heading only"  # no argumentative sentence, gold or predicted: R_premise 0 (§4.3)
+    rows = [{"id": 5, "review": review, "spans": spans}, {"id": 6, "review": bare, "spans": []}]
+    m = await get_dataset("substanreview")(_write(tmp_path / "s.jsonl", rows), KeywordJudge(), None)
+    # review 5: gold premises/argumentative = 1/2; predicted [claim, evidence, claim] = 1/3
+    assert m["substanreview.r_premise.gold"] == pytest.approx((1 / 2 + 0) / 2)
+    assert m["substanreview.r_premise.predicted"] == pytest.approx((1 / 3 + 0) / 2)

@@ -59,10 +59,10 @@ async def test_compat_keeps_the_original_zero_for_an_empty_segmentation(llm_serv
 
 
 async def test_offline_segmentation_without_units_is_unscored() -> None:
-    # the offline segmenter keeps no sentence of a Summary section: a review that is only a
-    # summary has text but no unit, which must not read as DoA 0
-    dim, unit = _depth_unit([Section(name="Summary", text="The paper proposes a sparse attention "
-                                                        "scheme and evaluates it on two benchmarks.")])
+    # the offline segmenter drops score lines whatever the model says: a review whose text is
+    # only score lines has text but no unit, which must not read as DoA 0 (Summary sentences
+    # are units since the offline judge segments the Summary as the reference does)
+    dim, unit = _depth_unit([Section(name="Weaknesses", text="Rating: 6\nConfidence: 4")])
     (row,) = await dim.evaluate(unit, RunContext(OfflineJudge()))
     assert row.status == "unscored" and row.metrics["doa"] is None
     (old,) = await dim.evaluate(unit, RunContext(OfflineJudge(), settings={"compat": True}))

@@ -9,6 +9,9 @@ segmentation:
 * ``disapere.aspect3.macro_f1`` — the same call's aspect on evaluative and request sentences
   whose gold aspect maps to Soundness/Clarity/Contribution (data README §1), macro-averaged
   over those three classes (a predicted Other counts as a miss);
+* ``disapere.fact_as_premise.recall`` — the share of the same call's ``arg_fact`` sentences
+  labelled Premise (PRISM's Premise "gives concrete details, evidence …": facts are premises;
+  null without fact sentences);
 * ``disapere.argumentative.macro_f1`` — the segment step choosing the argumentative sentences
   among the given ones (evaluative/request/fact vs structuring/social/other/unlabelled).
 
@@ -70,9 +73,13 @@ async def measure(path: Path, judge: Judge, limit: int | None) -> dict[str, floa
     for res in results:
         for k in pairs:
             pairs[k].extend(res[k] or [])
+    facts = [(g, p) for g, p in pairs["role"] if g == "Premise"]  # gold Premise = arg_fact
     metrics: dict[str, float | int | None] = {
         "disapere.role.macro_f1": macro_f1(pairs["role"], ["Claim", "Premise"]),
         "disapere.aspect3.macro_f1": macro_f1(pairs["aspect"], list(ASPECT3)),
+        "disapere.fact_as_premise.recall": (
+            sum(p == "Premise" for g, p in facts) / len(facts) if facts else None
+        ),
         "disapere.argumentative.macro_f1": macro_f1(pairs["arg"], ["yes", "no"]),
     }
     metrics.update(per_class_f1("disapere.role", pairs["role"], ["Claim", "Premise"]))

@@ -3,10 +3,14 @@
 * segment: the review's sentences (:func:`prism_review.text.sentence_spans`), minus headings,
   score lines and other non-argumentative sentences (the encoder's ``argumentative`` head,
   trained on DISAPERE structuring/social/other and SubstanReview's unlabelled sentences);
+  every section the text policy passes is segmented, the Summary included (prism-reference
+  §2/§4.1); a sentence that holds a claim and its support becomes two clause units
+  (:mod:`.clauses`, the encoder's ``mixed`` head);
 * classify: the encoder's ``role`` and ``aspect`` heads over the units in review order
   (:mod:`.encoder`: each unit sees its neighbours);
-* ground: the linear ``grounding`` head (:mod:`.model`, trained on RevUtil
-  grounding_specificity) per premise.
+* ground: the linear ``grounding`` head (:mod:`.model`) per premise, on the premise's own text
+  (trained on RevUtil points; measured on units of a premise's size, single-sentence points,
+  by :mod:`.train_grounding`; see the model card).
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import re
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from prism_review.judge.depth.clauses import split_clause
 from prism_review.judge.depth.encoder import load_encoder
 from prism_review.judge.depth.model import load_model
 from prism_review.judge.depth.steps import (
@@ -80,10 +85,15 @@ _LEAD_HEAD = re.compile(
     r"^(?:\*\*[^*\n]{1,60}\*\*:?|#{1,6}[^\n]*|[A-Z][A-Za-z&-]*(?: [A-Za-z&-]+){0,3}:)"
     r"[ \t]*(?:\n|(?=\S))"
 )
-#: sections whose sentences restate the paper (DISAPERE "structuring: summary")
-_SUMMARY = re.compile(r"^\s*(?:paper\s+)?summary|summary of the paper|synopsis", re.I)
-#: in a headed section other than the summary a sentence is kept unless the model is this sure
+#: in a headed section a sentence is kept unless the model is this sure it is not argumentative
 SECTION_KEEP_THRESHOLD = 0.2
+#: the summary section: the reference's segmenter keeps restatements of the paper as units
+#: (prism-reference §4.2, "claim, premise, observation or recommendation"), whereas the
+#: argumentation datasets the filter learned from call them non-argumentative, so there the
+#: filter is not applied (headings and score lines are still dropped)
+_SUMMARY = re.compile(r"^\s*(?:paper\s+)?summary|summary of the paper|synopsis", re.I)
+#: a kept sentence whose ``mixed`` probability exceeds this is split into two clause units
+MIXED_THRESHOLD = 0.5
 
 
 def _headings(text: str) -> list[tuple[int, str]]:
@@ -118,9 +128,13 @@ def review_units(review_text: str) -> list[tuple[str, str | None]]:
 def segment(review_text: str, sentences: list[str] | None = None) -> SegmentOutput:
     """Argumentative units of a review, or the argumentative subset of given ``sentences``.
 
-    Free segmentation is section-aware: sentences of a Summary section are not units, and in
-    any other headed section a sentence is kept unless the model is confident it is not
-    argumentative (thanks, greetings). Unheaded text relies on the model alone.
+    Free segmentation is section-aware: every sentence of a Summary section is a unit (the
+    reference segments restatements too); in any other headed section a sentence is kept
+    unless the model is confident it is not argumentative (thanks, greetings); unheaded text
+    relies on the model alone. A kept
+    sentence the ``mixed`` head calls claim-plus-support is cut into two clause units at its
+    first clause cue (:func:`.clauses.split_clause`). Given ``sentences`` are only selected,
+    never split (their indices are the answer).
     """
     if sentences is not None:
         pairs: list[tuple[str, str | None]] = [(t, None) for t in sentences]
@@ -129,17 +143,27 @@ def segment(review_text: str, sentences: list[str] | None = None) -> SegmentOutp
     texts = [t for t, _ in pairs]
     if not texts:
         return SegmentOutput(arguments=[])
-    p_arg = load_encoder().probabilities(texts)["argumentative"][:, 1]
+    probs = load_encoder().probabilities(texts)
+    p_arg = probs["argumentative"][:, 1]
+    p_mixed = probs["mixed"][:, 1] if "mixed" in probs and sentences is None else None
     t_arg = 0.5
     keep: list[SegmentItem] = []
     for i, ((text, section), p) in enumerate(zip(pairs, p_arg, strict=True)):
         if is_structural(text):
             continue
         if section is not None and _SUMMARY.search(section):
+            threshold = -1.0
+        elif section is not None:
+            threshold = SECTION_KEEP_THRESHOLD
+        else:
+            threshold = t_arg
+        if p <= threshold:
             continue
-        threshold = SECTION_KEEP_THRESHOLD if section is not None else t_arg
-        if p > threshold:
-            keep.append(SegmentItem(index=i, argument=text))
+        pieces = (
+            split_clause(text) if p_mixed is not None and p_mixed[i] > MIXED_THRESHOLD else None
+        )
+        for piece in pieces or (text,):
+            keep.append(SegmentItem(index=i, argument=piece))
     return SegmentOutput(arguments=keep)
 
 
