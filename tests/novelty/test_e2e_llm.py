@@ -21,7 +21,7 @@ def recorded_script():
 
 async def _run(judge, s2, tmp_path, **settings):
     dim = NoveltyDimension()
-    ctx = RunContext(judge, settings={"retrieval": "s2", **settings}, memo_store=MemoStore(tmp_path / "memo"))
+    ctx = RunContext(judge, settings={"retrieval": "s2", "protocol": "reference", **settings}, memo_store=MemoStore(tmp_path / "memo"))
     ctx.services["novelty_retriever"] = SemanticScholarClient(base_url=s2.base_url, min_interval=0.0, retry_delay=0.001)
     units = dim.work_units(fx.paper(), fx.reviews(), ["human", "sea"])
     rows = []
@@ -135,7 +135,7 @@ async def test_total_retrieval_failure_fails_the_unit_instead_of_scoring_zero(ll
     script = {q: [(503, {})] for q in recorded_script()}
     with S2Server(script) as s2:
         dim = NoveltyDimension()
-        ctx = RunContext(loopback_judge(), settings={"retrieval": "s2"}, memo_store=MemoStore(tmp_path / "memo"))
+        ctx = RunContext(loopback_judge(), settings={"retrieval": "s2", "protocol": "reference"}, memo_store=MemoStore(tmp_path / "memo"))
         ctx.services["novelty_retriever"] = SemanticScholarClient(base_url=s2.base_url, min_interval=0.0,
                                                                   retry_delay=0.001, max_attempts=2)
         unit = dim.work_units(fx.paper(), fx.reviews(), ["sea"])[0]

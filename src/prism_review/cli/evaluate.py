@@ -12,8 +12,6 @@ from rich.live import Live
 from rich.markup import escape
 from rich.table import Table
 
-from prism_review.pipelines.protocol import PROTOCOLS
-
 console = Console(stderr=True)
 
 
@@ -194,6 +192,8 @@ def evaluate(
             console.print(f"[red]error:[/] --set expects KEY=VALUE, got {item!r}")
             raise typer.Exit(2)
         settings[key.strip()] = _setting_value(value.strip())
+    from prism_review.pipelines.protocol import PROTOCOLS
+
     if protocol not in PROTOCOLS:
         console.print(f"[red]error:[/] unknown --protocol {protocol!r}; use {' or '.join(PROTOCOLS)}")
         raise typer.Exit(2)
