@@ -12,7 +12,6 @@ from prism_review.dimensions.depth import metrics_from_row
 from prism_review.judge.base import JudgeStep, StepResult
 from prism_review.records import Paper, Review, Section
 
-
 #: these tests drive the three DoA steps one by one: the reference protocol
 REF = {"protocol": "reference"}
 
