@@ -27,12 +27,12 @@ from prism_review.testing.llm_server import Fault, LLMServer
 
 SEED = 7
 LIMIT = "4"  # the first 4 demo papers: human reviews and all three LLM systems
-_SHARED = {"novelty.paper", "novelty.claims", "flaws.consolidate", "flaws.validate", "flaws.map",
-           "constructiveness.arc"}
+_SHARED = {"novelty.paper", "novelty.claims", "flaws.consolidate", "flaws.validate", "flaws.map"}
 #: the steps each protocol sends (pipelines/protocol.py)
 STEPS = {
-    "economical": _SHARED | {"depth.analyse", "novelty.verdict_review"},
-    "reference": _SHARED | {"depth.segment", "depth.classify", "depth.ground", "novelty.verdict"},
+    "economical": _SHARED | {"depth.analyse", "novelty.verdict_review", "constructiveness.arc_batch"},
+    "reference": _SHARED | {"depth.segment", "depth.classify", "depth.ground", "novelty.verdict",
+                            "constructiveness.arc"},
 }
 
 
