@@ -46,6 +46,8 @@ SPEC_REFERENCE = {
     "constructiveness": (1.00, 1091), "total": (70.52, 228215),
 }
 SEED = 7
+#: the spec's novelty inputs: claims per review and candidates per paper of its run
+SPEC_CLAIMS, SPEC_CANDIDATES = 3.7, 16.6
 
 
 def message_tokens(body: dict[str, Any]) -> int:
@@ -103,7 +105,19 @@ def run_protocol(protocol: str, limit: int | None, workdir: Path) -> dict[str, A
                         "status": status[dim]}
     figures["total"] = {"calls": sum(calls.values()) / (reviews or 1),
                         "input_tokens": sum(tokens.values()) / (reviews or 1), "per": reviews}
+    # what the answers were: the per-review totals scale with them, the call pattern does not
+    nov = [r for r in rows if r.dimension == "novelty"]
+    cands: dict[str, set[str]] = defaultdict(set)
+    for r in nov:
+        for pr in r.extracted.get("pairs") or []:
+            cands[f"{r.venue}/{r.paper_id}"].add(str(pr.get("related_paper_id")))
+    inputs = {
+        "claims_per_review": sum(len(r.extracted.get("claims") or []) for r in nov) / max(1, len(nov)),
+        "candidates_per_paper": sum(len(v) for v in cands.values()) / max(1, len(cands)),
+        "pairs": sum(len(r.extracted.get("pairs") or []) for r in nov),
+    }
     return {"protocol": protocol, "seconds": round(seconds, 1), "figures": figures, "steps": dict(steps),
+            "novelty_inputs": inputs,
             "unknown_step_calls": calls.get("unknown", 0), "run": str(out)}
 
 
@@ -122,6 +136,19 @@ def print_tables(results: dict[str, dict[str, Any]]) -> None:
         print("|---|---|---|---|---|---|---|")
         for dim in (*DIMENSIONS, "total"):
             print(_row(dim, res["figures"][dim], SPEC_REFERENCE[dim]))
+        ni = res["novelty_inputs"]
+        print(f"\nnovelty inputs: {ni['claims_per_review']:.2f} claims per review, "
+              f"{ni['candidates_per_paper']:.1f} candidates per paper, {ni['pairs']} (claim, candidate) pairs "
+              f"(the spec's run: {SPEC_CLAIMS} claims, {SPEC_CANDIDATES} candidates)")
+        if protocol == "reference":
+            steps = res["steps"]
+            n = res["figures"]["novelty"]["per"] or 1
+            other = (res["figures"]["novelty"]["calls"] * n - steps.get("novelty.verdict", 0)) / n
+            per_pair = steps.get("novelty.verdict", 0) / max(1, ni["pairs"])
+            projected = other + per_pair * SPEC_CLAIMS * SPEC_CANDIDATES
+            print(f"reference novelty: {per_pair:.2f} verdict calls per pair; at the spec's inputs "
+                  f"{projected:.2f} calls per review vs {SPEC_REFERENCE['novelty'][0]} "
+                  f"({projected / SPEC_REFERENCE['novelty'][0] - 1:+.1%})")
     if {"reference", "economical"} <= set(results):
         ref, eco = results["reference"]["figures"], results["economical"]["figures"]
         print("\n### economical / reference protocol (this run)\n")
