@@ -65,6 +65,9 @@ def message_tokens(body: dict[str, Any]) -> int:
 def run_protocol(protocol: str, limit: int | None, workdir: Path) -> dict[str, Any]:
     """Evaluate the demo under ``protocol`` against a fresh counting server; the figures."""
     server = LLMServer(schema_seed=SEED).start()
+    # report cached prefixes as a provider with automatic prompt caching does (the economical
+    # run only: the server's prefix search is quadratic in the number of requests)
+    server.prompt_cache = protocol == "economical"
     out = workdir / f"run-{protocol}"
     try:
         args = ["evaluate", "--judge", f"openai-compatible/bench-model@{server.base_url}",
@@ -116,7 +119,11 @@ def run_protocol(protocol: str, limit: int | None, workdir: Path) -> dict[str, A
         "candidates_per_paper": sum(len(v) for v in cands.values()) / max(1, len(cands)),
         "pairs": sum(len(r.extracted.get("pairs") or []) for r in nov),
     }
+    stats = json.loads((out / "manifest.json").read_text()).get("totals", {}).get("judge_stats", {})
+    cache = ({"cached_share": stats.get("cached_prompt_tokens", 0) / max(1, stats.get("prompt_tokens", 0))}
+             if server.prompt_cache else {})
     return {"protocol": protocol, "seconds": round(seconds, 1), "figures": figures, "steps": dict(steps),
+            "prompt_cache": cache,
             "novelty_inputs": inputs,
             "unknown_step_calls": calls.get("unknown", 0), "run": str(out)}
 
@@ -140,6 +147,9 @@ def print_tables(results: dict[str, dict[str, Any]]) -> None:
         print(f"\nnovelty inputs: {ni['claims_per_review']:.2f} claims per review, "
               f"{ni['candidates_per_paper']:.1f} candidates per paper, {ni['pairs']} (claim, candidate) pairs "
               f"(the spec's run: {SPEC_CLAIMS} claims, {SPEC_CANDIDATES} candidates)")
+        if res.get("prompt_cache"):
+            print(f"prompt tokens a provider's prefix cache would serve (>= 1,024-token shared prefix, "
+                  f"server's 4-character tokens): {res['prompt_cache']['cached_share']:.1%}")
         if protocol == "reference":
             steps = res["steps"]
             n = res["figures"]["novelty"]["per"] or 1
