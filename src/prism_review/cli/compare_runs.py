@@ -24,7 +24,7 @@ def _describe(path: Path) -> str:
     except (OSError, ValueError):
         return str(path)
     judge = m.get("judge_spec") or (m.get("judge") or {}).get("judge") or "?"
-    return f"{path} (judge {judge}, protocol {m.get('protocol', 'economical')})"
+    return f"{path} (judge {judge}, protocol {m.get('protocol') or 'not recorded'})"
 
 
 def _f(v: Any) -> str:
