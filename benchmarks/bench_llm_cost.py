@@ -1,6 +1,6 @@
 """Benchmark: what an LLM judge spends per evaluated review, per dimension and protocol.
 
-Runs ``prism evaluate`` on the whole bundled demo (21 papers, 64 reviews), all four dimensions,
+Runs ``prism evaluate`` on the whole bundled demo (21 papers, 84 reviews), all four dimensions,
 once per protocol (``reference`` and ``economical``), each against its own schema-driven counting
 loopback server (``LLMServer(schema_seed=N)``: every reply is built from the sent JSON schema
 only, as constrained decoding does), with a fresh cache. Every request the server receives is
