@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 
 from prism_review.cli import app
 from prism_review.dimensions.base import ResultRow
+from prism_review.pipelines.pairing import group_name
 from prism_review.testing.llm_server import LLMServer
 
 SYSTEMS = ("sea", "deepreview", "cyclereview")
@@ -70,9 +71,9 @@ def test_a_flipped_pair_of_systems_is_one_third_of_rankings_lost(tmp_path):
     out = _compare(_write(tmp_path / "a", rows_a), _write(tmp_path / "b", rows_b))
     rp = out["constructiveness"]["metrics"]["mcs"]["rankings_preserved"]
     assert rp["pairs"] == 3 and rp["preserved"] == 2 and rp["share"] == pytest.approx(2 / 3, abs=1e-4)
-    assert rp["not_preserved"] == ["CycleReview vs DeepReview"]
+    assert rp["not_preserved"] == [f"{group_name('cyclereview')} vs {group_name('deepreview')}"]
     groups = out["constructiveness"]["metrics"]["mcs"]["groups"]
-    assert groups["DeepReview"]["b"] == pytest.approx(0.05 + 0.015, abs=1e-4)
+    assert groups[group_name("deepreview")]["b"] == pytest.approx(0.05 + 0.015, abs=1e-4)
 
 
 def test_runs_without_a_common_review_fail(tmp_path):
