@@ -29,6 +29,7 @@ def _args(server, out, cache):
         "evaluate", "--judge", f"openai-compatible/test-model@{server.base_url}",
         "--dimension", "depth", "--system", "gpt4", "--limit", "3",
         "--out", str(out), "--cache-dir", str(cache), "--quiet", "--no-report",
+        "--protocol", "reference",  # the canned replies answer the three DoA steps one by one
     ]
 
 

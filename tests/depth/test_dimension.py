@@ -12,6 +12,8 @@ from prism_review.dimensions.depth import metrics_from_row
 from prism_review.judge.base import JudgeStep, StepResult
 from prism_review.records import Paper, Review, Section
 
+#: these tests drive the three DoA steps one by one: the reference protocol
+REF = {"protocol": "reference"}
 
 class ScriptedJudge:
     """Answers each step with a fixed raw dict (validated + finalised), or unscored for None."""
@@ -76,7 +78,7 @@ def _unit(system: str = "human") -> Any:
 async def test_ok_row_exact_metrics() -> None:
     dim, unit = _unit()
     judge = ScriptedJudge(GOOD)
-    rows = await dim.evaluate(unit, RunContext(judge))
+    rows = await dim.evaluate(unit, RunContext(judge, settings=REF))
     assert judge.calls == ["depth.segment", "depth.classify", "depth.ground"]
     (row,) = rows
     assert (
@@ -105,7 +107,7 @@ async def test_no_premise_skips_grounding() -> None:
         "classified_arguments": [{"index": i, "role": "Claim", "aspect": "Other"} for i in range(3)]
     }
     judge = ScriptedJudge(replies)
-    (row,) = await dim.evaluate(unit, RunContext(judge))
+    (row,) = await dim.evaluate(unit, RunContext(judge, settings=REF))
     assert "depth.ground" not in judge.calls
     assert row.metrics["doa"] == 0.0 and row.metrics["r_premise"] == 0.0
     assert row.reviewer_id == "LLM_Reviewer"
@@ -116,7 +118,7 @@ async def test_unscored_step_gives_null_metrics(bad: str) -> None:
     dim, unit = _unit()
     replies = dict(GOOD)
     replies[bad] = None
-    (row,) = await dim.evaluate(unit, RunContext(ScriptedJudge(replies)))
+    (row,) = await dim.evaluate(unit, RunContext(ScriptedJudge(replies), settings=REF))
     assert row.status == "unscored"
     assert bad in (row.error or "")
     assert row.metrics["doa"] is None and row.metrics["r_premise"] is None
@@ -160,7 +162,7 @@ async def test_empty_text_is_skipped() -> None:
     paper = Paper(paper_id="p", venue="ICLR2024")
     review = Review(paper_id="p", venue="ICLR2024", system="sea", reviewer_id="LLM_Reviewer")
     (unit,) = dim.work_units(paper, {"sea": [review]}, ["sea"])
-    (row,) = await dim.evaluate(unit, RunContext(ScriptedJudge({})))
+    (row,) = await dim.evaluate(unit, RunContext(ScriptedJudge({}), settings=REF))
     assert row.status == "skipped" and row.metrics == {}
 
 

@@ -76,7 +76,7 @@ async def test_depth_through_loopback_llm(llm_server: Any, loopback_judge: Any) 
     llm_server.set_responder(responder)
     judge = loopback_judge()
     dim = get_dimension("depth")
-    ctx = RunContext(judge)
+    ctx = RunContext(judge, settings={"protocol": "reference"})
 
     (good,) = await dim.evaluate(_unit(dim, " ".join(GOOD_UNITS), "Human_1"), ctx)
     assert good.status == "ok", good.error

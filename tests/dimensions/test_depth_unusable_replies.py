@@ -52,7 +52,7 @@ async def _row(replies: dict[str, dict], compat: bool = False) -> Any:
                     sections=[Section(name="Weaknesses", text=" ".join(UNITS))])  # fmt: skip
     (unit,) = dim.work_units(Paper(paper_id="p1", venue="ICLR2024"), {"human": [review]}, ["human"])
     judge = Scripted({"depth.segment": SEGMENT, "depth.classify": CLASSIFY, "depth.ground": GROUND} | replies)
-    (row,) = await dim.evaluate(unit, RunContext(judge, settings={"compat": compat}))
+    (row,) = await dim.evaluate(unit, RunContext(judge, settings={"compat": compat, "protocol": "reference"}))
     return row
 
 

@@ -40,7 +40,7 @@ async def test_llm_segmentation_without_units_is_reasked_then_unscored(llm_serve
                                                                        loopback_judge: Any) -> None:
     llm_server.canned("depth.segment", {"arguments": []})
     dim, unit = _depth_unit([Section(name="Weaknesses", text=REVIEW)])
-    (row,) = await dim.evaluate(unit, RunContext(loopback_judge()))
+    (row,) = await dim.evaluate(unit, RunContext(loopback_judge(), settings={"protocol": "reference"}))
     segment_calls = [r for r in llm_server.requests if r.step == "depth.segment"]
     assert len(segment_calls) == 2  # the answer, and one re-ask stating the problem
     assert "no argumentative unit" in segment_calls[1].messages[-1]["content"]

@@ -103,6 +103,15 @@ def responder(body: dict[str, Any]) -> str:
                    "prior_work_strings": p, "evidence_expected": "method_similarity"}
                   for t, (s, p) in CLAIMS.items() if t in " ".join(review.split())]
         return json.dumps({"novelty_claims": claims, "all_citations_raw": []})
+    if step == "novelty_verdict_review":  # every claim of the review against every candidate
+        related = list(zip(re.findall(r"Related work (\S+):\n", user), fenced_blocks(user, "RELATED"), strict=True))
+        claims = zip(re.findall(r"Review claim (\S+):\n", user), fenced_blocks(user, "CLAIM"), strict=True)
+        return json.dumps({"claims": [
+            {"review_sentence_id": cid, "verdicts": [
+                {"related_paper_id": rid, "classification": {"claim": 1, "proof": 1}, "stance_alignment": None,
+                 "calibration": None, "score": None, "label": _label(text.strip(), rel),
+                 "explanation": f"scripted: {_label(text.strip(), rel)}"} for rid, rel in related]}
+            for cid, text in claims]})
     claim = fenced_blocks(user, "CLAIM")[0].strip()
     cid = re.search(r"Review claim (\S+):", user).group(1)
     blocks = list(zip(re.findall(r"Related work (\S+):\n", user), fenced_blocks(user, "RELATED"), strict=True))

@@ -21,7 +21,7 @@ def recorded_script():
 
 async def _run(judge, s2, tmp_path, **settings):
     dim = NoveltyDimension()
-    ctx = RunContext(judge, settings={"retrieval": "s2", **settings}, memo_store=MemoStore(tmp_path / "memo"))
+    ctx = RunContext(judge, settings={"retrieval": "s2", "protocol": "reference", **settings}, memo_store=MemoStore(tmp_path / "memo"))
     ctx.services["novelty_retriever"] = SemanticScholarClient(base_url=s2.base_url, min_interval=0.0, retry_delay=0.001)
     units = dim.work_units(fx.paper(), fx.reviews(), ["human", "sea"])
     rows = []
@@ -35,7 +35,7 @@ async def test_novelty_end_to_end_batched(llm_server, loopback_judge, tmp_path):
     llm_server.set_responder(fx.responder)
     with S2Server(recorded_script()) as s2:
         t0 = time.perf_counter()
-        rows = await _run(loopback_judge(), s2, tmp_path)
+        rows = await _run(loopback_judge(), s2, tmp_path, verdict_batch=5)
         seconds = time.perf_counter() - t0
     assert len(s2.log) == 2  # one pool per paper, shared by both systems (N7)
     by = {(r.system, r.reviewer_id): r for r in rows}
@@ -124,6 +124,15 @@ async def test_batched_and_per_pair_verdicts_agree_pair_by_pair(llm_server, loop
         single = await _run(loopback_judge(), s2, tmp_path / "b", verdict_batch=1)
     assert pairs(batched) and pairs(batched) == pairs(single)
     assert [r.metrics for r in batched] == [r.metrics for r in single]
+    # the economical protocol: all of a review's claims against every candidate in one call
+    n_before = len(llm_server.requests)
+    with S2Server(recorded_script()) as s2:
+        one_call = await _run(loopback_judge(), s2, tmp_path / "c", protocol="economical")
+    sent = [r.step for r in llm_server.requests[n_before:]]
+    assert "novelty.verdict_review" in sent and not {"novelty.verdict", "novelty.verdict_batch"} & set(sent)
+    assert sent.count("novelty.verdict_review") == sum(1 for r in one_call if r.extracted.get("claims"))
+    assert pairs(one_call) == pairs(single)
+    assert [r.metrics for r in one_call] == [r.metrics for r in single]
 
 
 async def test_total_retrieval_failure_fails_the_unit_instead_of_scoring_zero(llm_server, loopback_judge, tmp_path):
@@ -135,7 +144,7 @@ async def test_total_retrieval_failure_fails_the_unit_instead_of_scoring_zero(ll
     script = {q: [(503, {})] for q in recorded_script()}
     with S2Server(script) as s2:
         dim = NoveltyDimension()
-        ctx = RunContext(loopback_judge(), settings={"retrieval": "s2"}, memo_store=MemoStore(tmp_path / "memo"))
+        ctx = RunContext(loopback_judge(), settings={"retrieval": "s2", "protocol": "reference"}, memo_store=MemoStore(tmp_path / "memo"))
         ctx.services["novelty_retriever"] = SemanticScholarClient(base_url=s2.base_url, min_interval=0.0,
                                                                   retry_delay=0.001, max_attempts=2)
         unit = dim.work_units(fx.paper(), fx.reviews(), ["sea"])[0]

@@ -194,9 +194,14 @@ def _table(head: list[str], body: list[list[str]]) -> list[str]:
 
 
 def compare(
-    a: Annotated[str, typer.Option("--a", help="System A, as Table 1 names it (e.g. SEA)")],
-    b: Annotated[str, typer.Option("--b", help="System B, as Table 1 names it (e.g. Human)")],
+    a: Annotated[str | None, typer.Option("--a", help="System A, as Table 1 names it (e.g. SEA)")] = None,
+    b: Annotated[str | None, typer.Option("--b", help="System B, as Table 1 names it (e.g. Human)")] = None,
     run: Annotated[Path, typer.Option("--run", help="Run folder or its results.jsonl")] = Path("."),
+    runs: Annotated[
+        tuple[Path, Path] | None,
+        typer.Option("--runs", help="Two run folders of the same systems (two judges or protocols): "
+                     "per-review Spearman/Pearson, mean difference B-A with CI, rankings preserved"),
+    ] = None,
     dimension: Annotated[
         str | None, typer.Option("--dimension", help="Only this dimension")
     ] = None,
@@ -214,9 +219,16 @@ def compare(
     n_bootstrap: Annotated[int, typer.Option("--n-bootstrap")] = 10_000,
     as_json: Annotated[bool, typer.Option("--json", help="Print the full result as JSON")] = False,
 ) -> None:
-    """Paired comparison of two systems per metric: difference, CI, Holm p, Cliff's delta."""
+    """Paired comparison of two systems per metric: difference, CI, Holm p, Cliff's delta;
+    with --runs A B, the agreement of two runs of the same systems."""
     from prism_review.pipelines.results import read_results
 
+    if runs is not None:
+        _compare_runs(runs, dimension, venue, metric, n_bootstrap, as_json)
+        return
+    if a is None or b is None:
+        typer.echo("error: give --a and --b (two systems of one run), or --runs A B (two runs)", err=True)
+        raise typer.Exit(2)
     if by not in (None, "decision", "tier"):
         typer.echo("error: --by must be decision or tier", err=True)
         raise typer.Exit(2)
@@ -246,6 +258,14 @@ def compare(
         typer.echo(json.dumps(result, sort_keys=True))
     else:
         typer.echo(render(result, by))
+
+
+def _compare_runs(runs: tuple[Path, Path], dimension: str | None, venue: str | None,
+                  metric: list[str] | None, n_bootstrap: int, as_json: bool) -> None:
+    from prism_review.cli.compare_runs import compare_run_folders
+
+    compare_run_folders(runs, dimension=dimension, venue=venue, metric=metric, n_bootstrap=n_bootstrap,
+                        as_json=as_json, metric_keys=_metric_keys, dimension_of=_dimension)
 
 
 def register(app: typer.Typer) -> None:

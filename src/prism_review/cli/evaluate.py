@@ -93,6 +93,11 @@ def evaluate(
     ] = None,
     out: Annotated[Path | None, typer.Option("--out", help="Run folder (re-run with the same folder to resume)")] = None,
     compat: Annotated[bool, typer.Option("--compat", help="Reproduce the original PRISM code's behaviour")] = False,
+    protocol: Annotated[
+        str,
+        typer.Option("--protocol", help="Judge call pattern: economical (default: no repeated work) | reference "
+                     "(the reference design's calls, for audits)"),
+    ] = "economical",
     by_venue: Annotated[bool, typer.Option("--by-venue", help="Also print per-venue tables")] = False,
     concurrency: Annotated[
         int | None,
@@ -187,6 +192,11 @@ def evaluate(
             console.print(f"[red]error:[/] --set expects KEY=VALUE, got {item!r}")
             raise typer.Exit(2)
         settings[key.strip()] = _setting_value(value.strip())
+    from prism_review.pipelines.protocol import PROTOCOLS
+
+    if protocol not in PROTOCOLS:
+        console.print(f"[red]error:[/] unknown --protocol {protocol!r}; use {' or '.join(PROTOCOLS)}")
+        raise typer.Exit(2)
     out_dir = out or Path("runs") / (data.name if data else "demo")
     opts = EvalOptions(
         data=data,
@@ -199,6 +209,7 @@ def evaluate(
         limit=limit,
         sample=sample,
         compat=compat,
+        protocol=protocol,  # type: ignore[arg-type]
         by_venue=by_venue,
         concurrency=concurrency or 8,
         settings=settings,

@@ -1,7 +1,9 @@
 """Multi-dimensional Constructiveness as a ``prism evaluate`` dimension (prism-reference §7).
 
 One work unit per review (each human review separately, each LLM system's review). The unit runs
-the ARC step once and yields one row: metrics ``mcs`` (headline), ``ar``, ``sd``, ``cd``,
+the ARC step once (under the economical protocol with an LLM judge, the paper's reviews share one
+``constructiveness.arc_batch`` call, made once per paper through the run memo, its answer split
+back per review) and yields one row: metrics ``mcs`` (headline), ``ar``, ``sd``, ``cd``,
 ``d1``…``d5``, the counts per comment type, and ``verbatim_rate`` (share of anchor quotes found
 verbatim in the review; the original never checked them). ``extracted["arcs"]`` holds the ARCs
 with an ``anchor_verbatim`` flag, so metrics can be recomputed from the results log
@@ -15,6 +17,7 @@ with an ``anchor_verbatim`` flag, so metrics can be recomputed from the results 
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable
 from typing import Any, ClassVar
 
@@ -27,8 +30,10 @@ from prism_review.dimensions.base import (
     register,
 )
 from prism_review.judge.base import Usage
-from prism_review.judge.constructiveness.arc import ARCInput, ARCStep, anchor_is_verbatim
+from prism_review.judge.constructiveness.arc import ARCInput, ARCOutput, ARCStep, anchor_is_verbatim
+from prism_review.judge.constructiveness.arc_batch import ARCBatchInput, ARCBatchStep, BatchReview
 from prism_review.metrics.constructiveness import COUNT_KEYS, compute_review_metrics
+from prism_review.pipelines.protocol import is_economical
 from prism_review.records import Paper, Review
 from prism_review.systems.text import review_text
 
@@ -48,6 +53,7 @@ KEY_MAP: dict[str, str] = {
 }
 METRIC_KEYS: tuple[str, ...] = (*KEY_MAP.values(), "verbatim_rate")
 STEP = ARCStep()
+BATCH_STEP = ARCBatchStep()
 
 
 def metrics_from_arcs(arcs: list[dict[str, Any]]) -> dict[str, float | int | None]:
@@ -85,7 +91,12 @@ class ConstructivenessDimension(Dimension):
     def work_units(
         self, paper: Paper, reviews: dict[str, list[Review]], systems: list[str]
     ) -> Iterable[WorkUnit]:
-        return self.per_review_units(paper, reviews, systems)
+        units = list(self.per_review_units(paper, reviews, systems))
+        # the paper's reviews under evaluation: the economical protocol judges them in one call
+        siblings = [(u.system, u.reviews[0]) for u in units]
+        for u in units:
+            u.extra["paper_reviews"] = siblings
+        return units
 
     async def evaluate(self, unit: WorkUnit, ctx: RunContext) -> list[ResultRow]:
         review = unit.reviews[0]
@@ -96,16 +107,20 @@ class ConstructivenessDimension(Dimension):
             row.metrics = metrics_from_arcs([])
             row.extracted = {"arcs": [], "status": "empty_input"}
             return [row]
-        res = await ctx.run(
-            STEP, ARCInput(review_text=text, reviewer_id=review.reviewer_id, compat=ctx.compat)
-        )
-        usage.add(res.usage)
-        out = res.output
-        if not res.ok or out is None or not out.atomic_comments:
+        batch = self._batch(unit, ctx) if is_economical(ctx) else []
+        if len(batch) > 1:
+            out, error, raw = await self._from_batch(unit, ctx, batch, usage)
+        else:
+            res = await ctx.run(
+                STEP, ARCInput(review_text=text, reviewer_id=review.reviewer_id, compat=ctx.compat)
+            )
+            usage.add(res.usage)
+            out, error, raw = (res.output if res.ok else None), res.error, res.raw
+        if out is None or not out.atomic_comments:
             row.status = "unscored"
-            row.error = res.error or "no atomic comments after the re-ask"
+            row.error = error or "no atomic comments after the re-ask"
             row.metrics = dict.fromkeys(METRIC_KEYS)
-            row.extracted = {"arcs": None, "status": "failed", "raw": res.raw}
+            row.extracted = {"arcs": None, "status": "failed", "raw": raw}
             return [row]
         arcs = [a.model_dump() for a in out.atomic_comments]
         for a in arcs:
@@ -121,3 +136,39 @@ class ConstructivenessDimension(Dimension):
             return [row]
         row.metrics = metrics_from_arcs(scored)
         return [row]
+
+    # -- economical protocol: the reviews of one paper in one call -----------------------------
+    @staticmethod
+    def _batch(unit: WorkUnit, ctx: RunContext) -> list[tuple[str, str, str]]:
+        """``(batch id, system/reviewer key, text)`` of the paper's non-empty reviews."""
+        items = []
+        for system, rev in unit.extra.get("paper_reviews") or []:
+            text = review_text(rev, "constructiveness", compat=ctx.compat)
+            if text.strip():
+                items.append((f"{system}/{rev.reviewer_id}", text))
+        return [(f"R{i}", key, text) for i, (key, text) in enumerate(sorted(items), start=1)]
+
+    async def _from_batch(self, unit: WorkUnit, ctx: RunContext, batch: list[tuple[str, str, str]],
+                          usage: Usage) -> tuple[ARCOutput | None, str | None, Any]:
+        """This unit's ARCs from the paper's one batch call (made once, kept in the run memo).
+        The call's usage goes on the row of the batch's first review, so row usages still sum
+        to what the run spent."""
+        ids = hashlib.sha256("\n".join(k for _, k, _ in batch).encode()).hexdigest()[:12]
+
+        async def compute() -> dict[str, Any]:
+            inp = ARCBatchInput(reviews=[BatchReview(review_id=b, review_text=t) for b, _, t in batch])
+            res = await ctx.run(BATCH_STEP, inp)
+            if res.ok and res.output is not None:
+                got = res.output.by_id()
+            else:  # the reviews of the reply that pass their own check still count
+                got = BATCH_STEP.usable(inp, res.raw).by_id() if res.raw else {}
+            return {"arcs": {key: [a.model_dump() for a in got[b].atomic_comments] for b, key, _ in batch if b in got},
+                    "error": res.error, "usage": res.usage.model_dump(), "first": batch[0][1]}
+
+        done = await ctx.memo(f"constructiveness/batch/{unit.venue}/{unit.paper_id}/{ids}", compute)
+        own = f"{unit.system}/{unit.reviews[0].reviewer_id}"
+        if own == done["first"]:
+            usage.add(Usage(**done["usage"]))
+        if own not in done["arcs"]:
+            return None, done["error"] or "no entry for this review in the batch reply after the re-ask", None
+        return ARCOutput.model_validate({"atomic_comments": done["arcs"][own]}), None, None

@@ -1,7 +1,9 @@
 """Depth of Analysis as a ``prism evaluate`` dimension (prism-reference §4).
 
 One work unit per review: every human review separately (``Human_k``) and each LLM system's
-review. A unit runs segment → classify → ground through ``ctx.run`` and yields one row whose
+review. A unit runs segment → classify → ground through ``ctx.run`` (under the economical
+protocol with an LLM judge, ``depth.analyse`` answers all three in one call, split back into
+the three steps' outputs by :func:`~prism_review.judge.depth.analyse.split_analysis`) and yields one row whose
 ``extracted["units"]`` holds every unit with its role, aspect and grounding, so the metrics can
 be recomputed from the results log (:func:`metrics_from_row`).
 
@@ -29,6 +31,7 @@ from prism_review.dimensions.base import (
     register,
 )
 from prism_review.judge.base import StepResult, Usage
+from prism_review.judge.depth.analyse import ANALYSE, AnalyseInput, split_analysis
 from prism_review.judge.depth.steps import (
     CLASSIFY,
     GROUND,
@@ -39,6 +42,7 @@ from prism_review.judge.depth.steps import (
     Unit,
 )
 from prism_review.metrics.depth import is_premise, review_metrics
+from prism_review.pipelines.protocol import is_economical
 from prism_review.records import Paper, Review
 from prism_review.systems.text import review_text
 
@@ -94,20 +98,35 @@ class DepthDimension(Dimension):
                 return s.fallback(inp)
             return None
 
-        seg = await step(SEGMENT, SegmentInput(review_text=text, compat=compat))
+        # economical protocol: one call answers all three steps; its answer is split into the
+        # outputs the three steps give, so everything below is the same code
+        one_call = is_economical(ctx)
+        names = dict.fromkeys((SEGMENT.name, CLASSIFY.name, GROUND.name), ANALYSE.name) if one_call else {}
+        if one_call:
+            analysis = await step(ANALYSE, AnalyseInput(review_text=text))
+            if analysis is None:
+                return [self._unscored(row, ANALYSE.name, steps)]
+            seg, make_classify, make_ground = split_analysis(text, analysis)
+        else:
+            seg = await step(SEGMENT, SegmentInput(review_text=text, compat=compat))
         if seg is None:
             return [self._unscored(row, "depth.segment", steps)]
         units = seg.units()
         if not units and not compat:  # a non-empty review has units: no unit is a failed step
-            steps[SEGMENT.name]["error"] = "no argumentative unit for a non-empty review"
-            return [self._unscored(row, "depth.segment", steps)]
-        cls = await step(CLASSIFY, ClassifyInput(review_text=text, units=units, compat=compat))
+            name = names.get(SEGMENT.name, SEGMENT.name)
+            steps[name]["error"] = "no argumentative unit for a non-empty review"
+            return [self._unscored(row, name, steps)]
+        if one_call:
+            cls = make_classify(units)
+        else:
+            cls = await step(CLASSIFY, ClassifyInput(review_text=text, units=units, compat=compat))
         if cls is None:
             return [self._unscored(row, "depth.classify", steps)]
         items = cls.classified_arguments
         if items and not compat and not any(it.matched for it in items):
-            steps[CLASSIFY.name]["error"] = "no entry of the reply matched a unit of the review"
-            return [self._unscored(row, "depth.classify", steps)]
+            name = names.get(CLASSIFY.name, CLASSIFY.name)
+            steps[name]["error"] = "no entry of the reply matched a unit of the review"
+            return [self._unscored(row, name, steps)]
         labelled = [
             {
                 "index": it.index if it.index is not None else k,
@@ -125,9 +144,12 @@ class DepthDimension(Dimension):
             if is_premise(u, compat=compat)
         ]
         if premises:
-            grd = await step(
-                GROUND, GroundInput(review_text=text, premises=premises, compat=compat)
-            )
+            if one_call:
+                grd = make_ground(premises)
+            else:
+                grd = await step(
+                    GROUND, GroundInput(review_text=text, premises=premises, compat=compat)
+                )
             if grd is None:
                 return [self._unscored(row, "depth.ground", steps)]
             scores = grd.scores()
@@ -137,8 +159,9 @@ class DepthDimension(Dimension):
             if not compat and all(
                 u["grounding_score"] is None for u in labelled if is_premise(u, compat=compat)
             ):
-                steps[GROUND.name]["error"] = "the reply graded none of the premises"
-                return [self._unscored(row, "depth.ground", steps)]
+                name = names.get(GROUND.name, GROUND.name)
+                steps[name]["error"] = "the reply graded none of the premises"
+                return [self._unscored(row, name, steps)]
         row.metrics = dict(review_metrics(labelled, compat=compat))
         row.extracted = {"units": labelled, "steps": steps}
         return [row]

@@ -57,8 +57,14 @@ from prism_review.judge.novelty.verdict import (
     VerdictInput,
     VerdictStep,
 )
+from prism_review.judge.novelty.verdict_review import (
+    ReviewClaim,
+    VerdictReviewInput,
+    VerdictReviewStep,
+)
 from prism_review.judge.novelty.verify import PairError, assemble, related_works
 from prism_review.metrics.novelty import POLICIES, STANCES, review_metrics
+from prism_review.pipelines.protocol import is_economical, protocol_of
 from prism_review.records import Paper, Review
 from prism_review.retrieval.pool import build_pool
 from prism_review.systems.text import panel_text, review_text
@@ -353,7 +359,11 @@ class NoveltyDimension(Dimension):
         cands = [CandidateText(cand_id=w["related_paper_id"], text=w["text"], relevance=w["relevance_score"])
                  for w in works]
         offline = getattr(ctx.judge, "mode", "offline") == "offline"
-        size = len(cands) if offline else max(1, int(ctx.setting("verdict_batch", 5)))
+        if is_economical(ctx) and ctx.setting("verdict_batch") is None:
+            return await self._review_verdicts(ctx, paper_inputs, claims, cands, usage)
+        # the reference protocol asks one verdict per (claim, candidate), as the reference does
+        default = 1 if protocol_of(ctx) == "reference" else 5
+        size = len(cands) if offline else max(1, int(ctx.setting("verdict_batch", default)))
         outcomes: dict[tuple[str, str], Any] = {}
 
         async def one_chunk(claim: dict[str, Any], chunk: list[CandidateText]) -> None:
@@ -380,4 +390,27 @@ class NoveltyDimension(Dimension):
 
         jobs = [one_chunk(cl, cands[i : i + size]) for cl in claims for i in range(0, len(cands), size)]
         await asyncio.gather(*jobs)
+        return outcomes
+
+    async def _review_verdicts(self, ctx: RunContext, paper_inputs: dict[str, Any], claims: list[dict[str, Any]],
+                               cands: list[CandidateText], usage: Usage) -> dict[tuple[str, str], Any]:
+        """Economical protocol: every (claim, candidate) pair of the review in one call."""
+        inp = VerdictReviewInput(
+            paper_context=paper_inputs["paper_context"], contributions=paper_inputs["contributions"],
+            compat=paper_inputs["compat"], candidates=cands,
+            claims=[ReviewClaim(claim_id=c["claim_id"], claim=c["text"], claim_stance=c["stance"],
+                                prior_work_strings=c.get("prior_work_strings", [])) for c in claims])
+        res = await ctx.run(VerdictReviewStep(), inp)
+        usage.add(res.usage)
+        got = res.output.pairs() if res.ok and res.output else {}
+        outcomes: dict[tuple[str, str], Any] = {}
+        for c in claims:
+            for k in cands:
+                key = (c["claim_id"], k.cand_id)
+                if key in got:
+                    outcomes[key] = got[key]
+                elif res.raw is None and not res.ok:
+                    outcomes[key] = PairError(res.error or "judge call failed")
+                else:
+                    outcomes[key] = None
         return outcomes

@@ -49,6 +49,8 @@ class JudgeStats:
     calls: int = 0
     cache_hits: int = 0
     prompt_tokens: int = 0
+    #: of the prompt tokens, those the provider reported served from its prompt cache
+    cached_prompt_tokens: int = 0
     completion_tokens: int = 0
     cost_usd: float = 0.0
     errors: int = 0
@@ -282,7 +284,9 @@ class CallManager:
             self.stats.truncated += 1
         self.stats.prompt_tokens += gen.prompt_tokens
         self.stats.completion_tokens += gen.completion_tokens
-        cost = self.prices.cost(model, gen.prompt_tokens, gen.completion_tokens, batch=batch)
+        self.stats.cached_prompt_tokens += gen.cached_prompt_tokens
+        cost = self.prices.cost(model, gen.prompt_tokens, gen.completion_tokens, gen.cached_prompt_tokens,
+                                batch=batch)
         if cost is None:
             self.stats.unpriced_calls += 1
         else:

@@ -49,6 +49,21 @@ BUILTIN_PRICES: dict[str, tuple[float, float]] = {
 }
 
 
+#: USD per 1M *cached* input tokens (prompt-cache hits the API reports as
+#: ``usage.prompt_tokens_details.cached_tokens``), at the providers' published cached-input
+#: prices when this table was written. A model without an entry bills cached tokens at its full
+#: input price (never cheaper than it may be); a price file sets one with ``cached_input = ...``.
+#: Batch calls bill every input token at the batch input price.
+BUILTIN_CACHED_INPUT: dict[str, float] = {
+    "gpt-4o": 1.25, "gpt-4o-mini": 0.075,
+    "gpt-4.1": 0.50, "gpt-4.1-mini": 0.10, "gpt-4.1-nano": 0.025,
+    "o3": 0.50, "o3-mini": 0.55, "o4-mini": 0.275,
+    "gpt-5": 0.125, "gpt-5-mini": 0.025, "gpt-5-nano": 0.005,
+    "gemini-2.5-pro": 0.31, "gemini-2.5-flash": 0.075, "gemini-2.5-flash-lite": 0.025,
+    "gemini-2.0-flash": 0.025,
+}
+
+
 class PriceTable:
     """Model → (input, output) USD per 1M tokens, built-in table plus overrides."""
 
@@ -57,6 +72,7 @@ class PriceTable:
         self.prices.update(overrides or {})
         #: explicit batch prices (model → (input, output)); others are half the live price
         self.batch_prices: dict[str, tuple[float, float]] = {}
+        self.cached_input = {k: v for k, v in BUILTIN_CACHED_INPUT.items() if k not in (overrides or {})}
         self.source = "built-in" if not overrides else "built-in + override"
 
     @classmethod
@@ -73,17 +89,22 @@ class PriceTable:
         raw = raw.get("prices", raw) if isinstance(raw, dict) else raw
         table: dict[str, tuple[float, float]] = {}
         batch: dict[str, tuple[float, float]] = {}
+        cached: dict[str, float] = {}
         for model, entry in (raw or {}).items():
             try:
                 table[model] = (float(entry["input"]), float(entry["output"]))
                 if "batch_input" in entry or "batch_output" in entry:
                     batch[model] = (float(entry["batch_input"]), float(entry["batch_output"]))
-            except (KeyError, TypeError, ValueError):
+                if entry.get("cached_input") is not None:
+                    cached[model] = float(entry["cached_input"])
+            except (KeyError, TypeError, ValueError, AttributeError):
                 raise ConfigError(
                     f"price table {p}: {model!r} needs numeric 'input' and 'output' (and "
-                    "both 'batch_input' and 'batch_output' if either is given)") from None
+                    "both 'batch_input' and 'batch_output' if either is given, and a numeric "
+                    "'cached_input' if given)") from None
         table_obj = cls(table)
         table_obj.batch_prices = batch
+        table_obj.cached_input.update(cached)
         table_obj.source = f"built-in + {p.name}"
         return table_obj
 
@@ -105,11 +126,17 @@ class PriceTable:
         live = self.prices[entry]
         return self.batch_prices.get(entry, (live[0] / 2, live[1] / 2))
 
-    def cost(self, model: str, prompt_tokens: int, completion_tokens: int, *,
-             batch: bool = False) -> float | None:
+    def cost(self, model: str, prompt_tokens: int, completion_tokens: int,
+             cached_tokens: int = 0, *, batch: bool = False) -> float | None:
         """USD for one call (at the batch price with ``batch``), or None when the model is
-        not in the table."""
+        not in the table. Live calls bill ``cached_tokens`` of the prompt tokens (as the API
+        reports them) at the entry's cached-input price when the table has one, else at the
+        input price."""
         price = self.lookup(model, batch=batch)
         if price is None:
             return None
-        return (prompt_tokens * price[0] + completion_tokens * price[1]) / 1_000_000
+        entry = self._entry(model)
+        cached = 0 if batch else max(0, min(int(cached_tokens or 0), prompt_tokens))
+        cached_price = self.cached_input.get(entry, price[0]) if entry and cached else price[0]
+        return ((prompt_tokens - cached) * price[0] + cached * cached_price
+                + completion_tokens * price[1]) / 1_000_000

@@ -163,6 +163,8 @@ class Generation:
     text: str
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    #: prompt tokens the provider served from its prompt cache (billed at the cached price)
+    cached_prompt_tokens: int = 0
     finish_reason: str | None = None
     latency: float = 0.0
     response_mode: str = "text"
@@ -313,10 +315,12 @@ class OpenAICompatibleAPI:
             raise ProviderError(f"{_LABEL[self.provider]} returned no usable choice",
                                 provider=self.provider, retryable=True) from None
         usage = resp.get("usage") or {}
+        details = usage.get("prompt_tokens_details") or {}
         return Generation(
             text=text if isinstance(text, str) else json.dumps(text),
             prompt_tokens=int(usage.get("prompt_tokens") or 0),
             completion_tokens=int(usage.get("completion_tokens") or 0),
+            cached_prompt_tokens=int((details.get("cached_tokens") if isinstance(details, dict) else 0) or 0),
             finish_reason=choice.get("finish_reason"), latency=latency, response_mode=mode,
         )
 

@@ -135,3 +135,50 @@ def paired_papers(
         md = meta.get(p, {})
         out.append(PairedPaper({m: by_metric[m].get(p) for m in metrics}, decision(md), rating(md)))
     return out
+
+
+# ---- two runs of the same systems (``prism compare --runs A B``) -------------------------
+
+ReviewKey = tuple[str, str, str, str, str, str | None]  # dimension, venue, paper, system, reviewer, pairing
+
+
+def review_key(row: ResultRow) -> ReviewKey:
+    """A review's identity across runs: the same review judged on the same dimension (and, for
+    flaws, in the same pairing) has the same key in any run of the same data."""
+    return (row.dimension, row.venue, row.paper_id, row.system, row.reviewer_id, row.pairing)
+
+
+def pair_reviews(
+    rows_a: Iterable[ResultRow], rows_b: Iterable[ResultRow], metric: str
+) -> list[tuple[ReviewKey, float, float]]:
+    """``(review, value in run A, value in run B)`` for every review both runs scored (ok rows,
+    non-null finite values) on ``metric``."""
+
+    def values(rows: Iterable[ResultRow]) -> dict[ReviewKey, float]:
+        out: dict[ReviewKey, float] = {}
+        for r in rows:
+            v = r.metrics.get(metric)
+            if r.status == "ok" and isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v):
+                out[review_key(r)] = float(v)
+        return out
+
+    va, vb = values(rows_a), values(rows_b)
+    return [(k, va[k], vb[k]) for k in sorted(va.keys() & vb.keys(), key=str)]
+
+
+def group_means_on_shared_papers(
+    rows_a: Sequence[ResultRow], rows_b: Sequence[ResultRow], dim: Dimension | None, metric: str
+) -> dict[str, tuple[float, float]]:
+    """``{Table-1 name: (A's value, B's value)}`` per group present in both runs: the mean over
+    the papers both runs have a value for of the group's per-paper values (Table 1's numbers,
+    restricted to the shared papers so the two runs are compared on the same papers)."""
+    ga = per_paper_values(rows_a, dim, metric, False)
+    gb = per_paper_values(rows_b, dim, metric, False)
+    out: dict[str, tuple[float, float]] = {}
+    for (venue, group), pa in ga.items():
+        pb = gb.get((venue, group), {})
+        shared = sorted(set(pa) & set(pb))
+        if shared:
+            out[group_name(group)] = (sum(pa[p] for p in shared) / len(shared),
+                                      sum(pb[p] for p in shared) / len(shared))
+    return out

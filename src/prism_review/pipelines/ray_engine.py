@@ -43,7 +43,9 @@ class _Worker:
         calls = getattr(self.judge, "calls", None)
         if limiter is not None and calls is not None:
             calls.limiter_factory = lambda rpm, tpm, tag: RemoteLimiter(limiter, tag)
-        self.settings = {**opts.settings, "compat": opts.compat}
+        from prism_review.pipelines.runner import run_settings
+
+        self.settings = run_settings(opts)
         self.memo = MemoStore(opts.out / "memo")
 
     async def evaluate(self, dimension: str, unit: WorkUnit) -> tuple[list[ResultRow], dict[str, Any]]:

@@ -30,7 +30,7 @@ import traceback
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -76,6 +76,8 @@ class EvalOptions(BaseModel):
     limit: int | None = None  # papers per venue (of the manifest or sample order)
     sample: Path | None = None  # a `prism data sample` manifest restricting the papers
     compat: bool = False
+    #: the judge's call pattern: ``economical`` (default) or ``reference`` (docs/fidelity.md)
+    protocol: Literal["economical", "reference"] = "economical"
     by_venue: bool = False
     concurrency: int = 8  # units in flight
     settings: dict[str, Any] = Field(default_factory=dict)  # dimension settings
@@ -119,10 +121,16 @@ def config_hash(opts: EvalOptions, judge: Judge) -> str:
     payload = {
         "judge": judge.describe(),
         "compat": opts.compat,
+        "protocol": opts.protocol,
         "settings": opts.settings,
     }
     blob = json.dumps(payload, sort_keys=True, default=str)
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+def run_settings(opts: EvalOptions) -> dict[str, Any]:
+    """The settings a dimension reads from ``ctx``: the ``--set`` ones, compat and protocol."""
+    return {**opts.settings, "compat": opts.compat, "protocol": opts.protocol}
 
 
 def build_judge(opts: EvalOptions) -> Judge:
@@ -192,6 +200,7 @@ async def _run(
         "judge": judge.describe(),
         "judge_spec": mask_urls(opts.judge),
         "compat": opts.compat,
+        "protocol": opts.protocol,
         "settings": opts.settings,
         "dimensions": {
             **(previous or {}).get("dimensions", {}),
@@ -213,7 +222,7 @@ async def _run(
     memo = MemoStore(out / "memo")
     ctx = RunContext(
         judge,
-        settings={**opts.settings, "compat": opts.compat},
+        settings=run_settings(opts),
         memo_store=memo,
     )
 

@@ -163,6 +163,12 @@ class LLMServer:
         self.schema_seed = schema_seed
         self.port = port
         self.reject_json_schema = False
+        #: report ``usage.prompt_tokens_details.cached_tokens`` as a provider with automatic
+        #: prompt caching does: the longest prefix (whole messages, in 4-char tokens, at least
+        #: ``prompt_cache_min`` of them) shared with an earlier request
+        self.prompt_cache = False
+        self.prompt_cache_min = 1024
+        self._prefixes: list[str] = []
         self.models = models or ["test-model"]
         self.requests: list[RecordedRequest] = []
         #: the Batch API (see :mod:`prism_review.testing.llm_batch`): lines answered, endpoint
@@ -179,6 +185,25 @@ class LLMServer:
         self._lock = threading.Lock()
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
+
+    def cached_prefix_tokens(self, body: dict[str, Any]) -> int:
+        """Tokens (4 chars each) of the longest prefix of this request's message contents that
+        an earlier request sent too (0 below ``prompt_cache_min``); remembers this request."""
+        text = "\x00".join(str(m.get("content", "")) for m in body.get("messages", []))
+        with self._lock:
+            best = 0
+            for prev in self._prefixes:
+                lo, hi = 0, min(len(prev), len(text))  # longest common prefix, by bisection
+                while lo < hi:
+                    mid = (lo + hi + 1) // 2
+                    if prev[:mid] == text[:mid]:
+                        lo = mid
+                    else:
+                        hi = mid - 1
+                best = max(best, lo)
+            self._prefixes.append(text)
+        tokens = best // 4
+        return tokens if tokens >= self.prompt_cache_min else 0
 
     # -- configuration -------------------------------------------------------------------
     def script(self, *replies: Reply) -> LLMServer:
@@ -426,6 +451,8 @@ def render_reply(owner: LLMServer, body: dict[str, Any], reply: Reply,
                   "completion_tokens": len(text) // 4 + 1,
                   "total_tokens": prompt_chars // 4 + len(text) // 4 + 2},
     }
+    if owner.prompt_cache:
+        completion["usage"]["prompt_tokens_details"] = {"cached_tokens": owner.cached_prefix_tokens(body)}
     return 200, completion, {}
 
 

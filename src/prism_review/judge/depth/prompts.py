@@ -92,3 +92,28 @@ def ground_user(review: str, premises: Sequence[tuple[int, str]]) -> str:
         f"({len(premises)}):\n{fence('PREMISES', numbered(premises))}\n\n"
         "Return one entry per premise as JSON."
     )
+
+
+ANALYSE_SYSTEM = with_data_rule("""You analyse the argument structure of scientific peer reviews.
+1. Split the review into minimal argumentative units. An argumentative unit is one sentence or \
+clause that states a claim, a premise, an observation or a recommendation. Keep every such unit, \
+including sentences that restate or summarise what the paper does (they are observations); copy \
+each verbatim (or near-verbatim), never merging distant text or inventing text; keep them in \
+review order; leave out only text that states none of these (section headings, bare labels, \
+greetings and thanks).
+2. For every unit give "role": "Premise" if it gives concrete details, evidence, reasons or \
+specific support; "Claim" if it asserts a judgment without direct evidence. And "aspect": \
+"Soundness" (technical correctness, experiments, methodology, mathematics), "Clarity" (writing, \
+presentation, figures), "Contribution" (originality, novelty, significance, comparisons with \
+baselines), or "Other" (anything else).
+3. For every Premise, grade from the review text alone how specifically it is grounded, \
+"grounding_score": 0 = generic or vague; 1 = partially specific; 2 = highly specific: cites \
+exact equations, sections, figures, metrics or datasets, or states a precise technical issue. \
+For a Claim write 0 (it is not read).
+Answer with one JSON object only, no prose:
+{"arguments": [{"index": 0, "argument": "<verbatim unit>", "role": "Premise", "aspect": "Soundness", "grounding_score": 2}, ...]}""")
+
+
+def analyse_user(review: str) -> str:
+    """User message of the one-call analysis (economical protocol)."""
+    return f"{fence('REVIEW', review)}\n\nReturn the argumentative units of the review, labelled and graded, as JSON."

@@ -100,3 +100,22 @@ VERDICT_BATCH_USER = _VERDICT_CLAIM_AND_PAPER + """Related works, each judged on
 For EACH related work separately:
 {rules}
 Return one entry in "verdicts" per related work, with its related_paper_id, in the order given."""
+
+#: economical protocol: every claim of one review against every candidate of the paper in one
+#: call. The paper and the candidates come first (identical for every review of the paper, so a
+#: provider's prompt cache can reuse them), the rules next, the review's claims last.
+VERDICT_REVIEW_USER = """The paper under review (abstract and introduction):
+{paper}
+
+Related works, each judged on its own (the verdict for one must not depend on the others):
+{related_blocks}
+
+For EACH pair of a review claim and a related work, separately:
+{rules}
+
+Review claims, each judged on its own:
+{claim_blocks}
+
+Return one entry in "claims" per review claim ({n_claims}), with its review_sentence_id, and in \
+it one entry in "verdicts" per related work ({n_related}), with its related_paper_id, in the \
+order given. Keep each explanation to one sentence."""

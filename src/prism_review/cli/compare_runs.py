@@ -1,0 +1,74 @@
+"""``prism compare --runs A B``: do two runs of the same systems agree (judges, protocols)?
+
+Reads both results logs, keeps the selected dimension / venue, and prints per dimension and
+metric the per-review Spearman and Pearson correlations, the mean difference B − A with its
+bootstrap 95% CI and the share of system rankings preserved
+(:mod:`prism_review.metrics.run_agreement`). Each run's manifest names its judge and protocol,
+shown in the header. Two runs with no review in common exit 1.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import typer
+
+
+def _describe(path: Path) -> str:
+    folder = path if path.is_dir() else path.parent
+    try:
+        m = json.loads((folder / "manifest.json").read_text())
+    except (OSError, ValueError):
+        return str(path)
+    judge = m.get("judge_spec") or (m.get("judge") or {}).get("judge") or "?"
+    return f"{path} (judge {judge}, protocol {m.get('protocol') or 'not recorded'})"
+
+
+def _f(v: Any) -> str:
+    return "-" if v is None else f"{v:.3f}" if isinstance(v, float) else str(v)
+
+
+def render(result: dict[str, Any], names: tuple[str, str]) -> str:
+    lines = [f"A: {names[0]}", f"B: {names[1]}", ""]
+    for dim, d in result.items():
+        lines.append(f"## {dim}  (rows A {d['rows']['a']} ok {d['rows']['ok_a']}, "
+                     f"B {d['rows']['b']} ok {d['rows']['ok_b']})")
+        lines.append("| metric | reviews | mean A | mean B | B−A | 95% CI | Spearman | Pearson | rankings kept |")
+        lines.append("|---|---|---|---|---|---|---|---|---|")
+        for k, m in d["metrics"].items():
+            rp = m["rankings_preserved"]
+            kept = "-" if rp["share"] is None else f"{rp['share']:.2f} ({rp['preserved']}/{rp['pairs']})"
+            ci = "-" if m["ci_lower"] is None else f"[{m['ci_lower']:.3f}, {m['ci_upper']:.3f}]"
+            lines.append(f"| {k} | {m['n_reviews']} | {_f(m['mean_a'])} | {_f(m['mean_b'])} | "
+                         f"{_f(m['mean_diff'])} | {ci} | {_f(m['spearman'])} | {_f(m['pearson'])} | {kept} |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def compare_run_folders(runs: tuple[Path, Path], *, dimension: str | None, venue: str | None,
+                        metric: list[str] | None, n_bootstrap: int, as_json: bool,
+                        metric_keys: Callable[..., list[str]], dimension_of: Callable[[str], Any]) -> None:
+    from prism_review.metrics.run_agreement import compare_runs
+    from prism_review.pipelines.results import read_results
+
+    loaded = []
+    for path in runs:
+        try:
+            rows = read_results(path)
+        except FileNotFoundError as exc:
+            typer.echo(f"error: {exc}", err=True)
+            raise typer.Exit(2) from exc
+        loaded.append([r for r in rows if (dimension is None or r.dimension == dimension)
+                       and (venue is None or r.venue == venue)])
+    result = compare_runs(loaded[0], loaded[1], lambda d, ok: metric_keys(d, ok, metric or None),
+                          dimension_of, n_bootstrap=n_bootstrap)
+    if not any(m["n_reviews"] for d in result.values() for m in d["metrics"].values()):
+        typer.echo("error: the two runs have no scored review in common", err=True)
+        raise typer.Exit(1)
+    if as_json:
+        typer.echo(json.dumps({"a": str(runs[0]), "b": str(runs[1]), "dimensions": result}, sort_keys=True))
+    else:
+        typer.echo(render(result, (_describe(runs[0]), _describe(runs[1]))))

@@ -1,0 +1,149 @@
+"""``novelty.verdict_review``: all of a review's claims against the paper's candidates, one call.
+
+The economical protocol's verdict step (``pipelines/protocol.py``). It asks for exactly the
+per-pair verdicts of ``novelty.verdict`` (same rules, labels and axes, each pair judged on its
+own) for every (claim, candidate) pair of one review, and splits the reply back into per-pair
+records normalised the same way (N5), so metrics see the records of the single-pair step. A
+missing pair is re-asked once (``check``) and otherwise left unscored (N4).
+
+The prompt puts the paper and the candidate pool first: that prefix is identical for every
+review of the paper, so providers with prompt caching bill it at the cached-input price.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from prism_review.judge.base import ChatMessage, JudgeStep
+from prism_review.judge.fence import fence
+from prism_review.judge.novelty import prompts
+from prism_review.judge.novelty.verdict import (
+    CandidateText,
+    VerdictBatchInput,
+    VerdictOut,
+    _finalize_one,
+    offline_verdicts,
+)
+
+#: output tokens per pair: one verdict with a one-sentence explanation
+PAIR_TOKENS = 220
+MAX_REPLY_TOKENS = 32_000
+
+
+class ReviewClaim(BaseModel):
+    """One claim of the review, with what the verdict rules read about it."""
+
+    claim_id: str
+    claim: str
+    claim_stance: str = "unclear"
+    prior_work_strings: list[str] = Field(default_factory=list)
+
+
+class VerdictReviewInput(BaseModel):
+    """Every claim of one review and every candidate of the paper."""
+
+    paper_context: str
+    contributions: list[str] = Field(default_factory=list)
+    candidates: list[CandidateText]
+    claims: list[ReviewClaim]
+    compat: bool = False
+
+    def for_claim(self, claim: ReviewClaim) -> VerdictBatchInput:
+        """The single-claim batch input of one claim (used by the offline rule)."""
+        return VerdictBatchInput(claim_id=claim.claim_id, claim=claim.claim, claim_stance=claim.claim_stance,
+                                 prior_work_strings=claim.prior_work_strings, paper_context=self.paper_context,
+                                 contributions=self.contributions, compat=self.compat,
+                                 candidates=self.candidates)
+
+
+class CandidateVerdict(BaseModel):
+    """One candidate's verdict on the claim it is listed under (the fields of ``VerdictOut``
+    but the claim id, which the enclosing entry carries)."""
+
+    related_paper_id: Any = Field(default="", json_schema_extra={"type": "string"})
+    classification: Any = VerdictOut.model_fields["classification"]
+    stance_alignment: Any = VerdictOut.model_fields["stance_alignment"]
+    calibration: Any = VerdictOut.model_fields["calibration"]
+    score: Any = VerdictOut.model_fields["score"]
+    label: Any = VerdictOut.model_fields["label"]
+    explanation: Any = Field(default="", json_schema_extra={"type": "string"})
+
+
+class ClaimVerdicts(BaseModel):
+    """The verdicts of one claim: one per candidate."""
+
+    review_sentence_id: Any = Field(default="", json_schema_extra={"type": "string"})
+    verdicts: list[CandidateVerdict] = Field(default_factory=list)
+
+
+class VerdictReviewOutput(BaseModel):
+    """One entry per claim, each with one verdict per candidate."""
+
+    claims: list[ClaimVerdicts] = Field(default_factory=list)
+
+    def pairs(self) -> dict[tuple[str, str], dict[str, Any]]:
+        """(claim id, candidate id) → the first verdict given for that pair (a flat record)."""
+        got: dict[tuple[str, str], dict[str, Any]] = {}
+        for c in self.claims:
+            cid = str(c.review_sentence_id or "").strip()
+            for v in c.verdicts:
+                key = (cid, str(v.related_paper_id or "").strip())
+                if key not in got:
+                    got[key] = {"review_sentence_id": cid, **v.model_dump()}
+        return got
+
+
+class VerdictReviewStep(JudgeStep[VerdictReviewInput, VerdictReviewOutput]):
+    """Every (claim, candidate) pair of one review in one call; one verdict per pair."""
+
+    name = "novelty.verdict_review"
+    Input = VerdictReviewInput
+    Output = VerdictReviewOutput
+
+    def messages(self, inp: VerdictReviewInput) -> list[ChatMessage]:
+        related = "\n\n".join(f"Related work {c.cand_id}:\n{fence('RELATED', c.text)}" for c in inp.candidates)
+        claims = "\n\n".join(f"Review claim {c.claim_id}:\n{fence('CLAIM', c.claim)}" for c in inp.claims)
+        user = prompts.VERDICT_REVIEW_USER.format(
+            paper=fence("PAPER", inp.paper_context), related_blocks=related, rules=prompts.VERDICT_RULES,
+            claim_blocks=claims, n_claims=len(inp.claims), n_related=len(inp.candidates))
+        return [ChatMessage(role="system", content=prompts.VERDICT_SYSTEM), ChatMessage(role="user", content=user)]
+
+    def max_tokens(self, inp: VerdictReviewInput) -> int | None:
+        return min(MAX_REPLY_TOKENS, 200 + PAIR_TOKENS * max(1, len(inp.claims) * len(inp.candidates)))
+
+    def schema_enums(self, inp: VerdictReviewInput) -> dict[str, list[str]]:
+        return {"review_sentence_id": [c.claim_id for c in inp.claims],
+                "related_paper_id": [c.cand_id for c in inp.candidates]}
+
+    def offline(self, inp: VerdictReviewInput) -> VerdictReviewOutput:
+        return VerdictReviewOutput(claims=[
+            ClaimVerdicts(review_sentence_id=c.claim_id,
+                          verdicts=[CandidateVerdict(**{k: v for k, v in rec.items() if k != "review_sentence_id"})
+                                    for rec in offline_verdicts(inp.for_claim(c))])
+            for c in inp.claims])
+
+    def check(self, inp: VerdictReviewInput, out: VerdictReviewOutput) -> str | None:
+        """A re-ask reason when some pair has no verdict."""
+        got = out.pairs()
+        missing = [f"{c.claim_id}/{k.cand_id}" for c in inp.claims for k in inp.candidates
+                   if (c.claim_id, k.cand_id) not in got]
+        if missing:
+            shown = ", ".join(missing[:10]) + (" ..." if len(missing) > 10 else "")
+            return f"no verdict for the pair(s) {shown}; give one verdict per (review claim, related work) pair"
+        return None
+
+    def finalize(self, inp: VerdictReviewInput, out: VerdictReviewOutput) -> VerdictReviewOutput:
+        """Per-pair verdicts normalised as the single-pair step's (N5), in input order; a pair
+        the reply has no verdict for is left out (unscored)."""
+        got = out.pairs()
+        claims = []
+        for c in inp.claims:
+            verdicts = []
+            for k in inp.candidates:
+                if (c.claim_id, k.cand_id) in got:
+                    norm = _finalize_one(got[(c.claim_id, k.cand_id)], c.claim_id, k.cand_id, c.claim, inp.compat)
+                    verdicts.append(CandidateVerdict(**norm.model_dump(exclude={"review_sentence_id"})))
+            claims.append(ClaimVerdicts(review_sentence_id=c.claim_id, verdicts=verdicts))
+        return VerdictReviewOutput(claims=claims)

@@ -1,0 +1,36 @@
+"""The judge's call pattern: ``--protocol economical`` (default) or ``--protocol reference``.
+
+Both protocols compute every metric with the same definitions from the same judge decisions;
+they differ only in how the decisions are asked for (docs/fidelity.md, "Protocols"):
+
+* ``reference`` reproduces the reference design's calls, for audits and paper reproduction:
+  three DoA calls per review (segment, classify, ground), one novelty verdict per
+  claim × candidate, one constructiveness call per review, the flaw pipeline per pairing.
+* ``economical`` asks for the same decisions without repeated work: DoA in one structured call
+  per review, all of a review's novelty claims against the paper's candidates in one call.
+
+The offline judge makes no calls; it runs the same code under both protocols.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+PROTOCOLS = ("economical", "reference")
+DEFAULT_PROTOCOL = "economical"
+
+
+def protocol_of(ctx: Any) -> str:
+    """The run's protocol (``economical`` unless the run says otherwise)."""
+    value = str(ctx.setting("protocol", DEFAULT_PROTOCOL) or DEFAULT_PROTOCOL)
+    if value not in PROTOCOLS:
+        raise ValueError(f"unknown protocol {value!r}; use {' or '.join(PROTOCOLS)}")
+    return value
+
+
+def is_economical(ctx: Any) -> bool:
+    """True when the run asks an LLM judge under the economical protocol (not compat, which
+    reproduces the original code call for call, and not offline, which makes no calls)."""
+    if ctx.compat or getattr(ctx.judge, "mode", "offline") == "offline":
+        return False
+    return protocol_of(ctx) == "economical"
