@@ -83,3 +83,14 @@ def test_rating_tiers() -> None:
         None,
     ]
     assert stats.rating_tiers([1, 2, 3, 4, None], compat=True)[-1] == "bottom_25"
+
+
+def test_lower_is_better_metrics_name_the_smaller_mean_the_better_system() -> None:
+    """A significantly higher hallucination rate makes a system worse, not better."""
+    pairs = {"hallucination_rate": [(0.5 + i / 100, 0.1) for i in range(12)],
+             "recall": [(0.9, 0.2 + i / 100) for i in range(12)]}
+    res = stats.paired_analysis(pairs, n_bootstrap=200, lower_is_better={"hallucination_rate"})
+    assert res["summary"]["b_better"] == ["hallucination_rate"]
+    assert res["summary"]["a_better"] == ["recall"]
+    plain = stats.paired_analysis(pairs, n_bootstrap=200)  # without the direction: both "a"
+    assert plain["summary"]["a_better"] == ["hallucination_rate", "recall"]

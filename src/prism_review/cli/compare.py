@@ -86,7 +86,9 @@ def compare_rows(
     for dim, drows in sorted(by_dim.items()):
         keys = _metric_keys(dim, [r for r in drows if r.status == "ok"], metrics)
         papers = pairing.paired_papers(drows, dims[dim], keys, ga, gb)
-        res = stats.full_analysis(papers, keys, n_bootstrap=n_bootstrap)
+        spec = dims[dim]
+        lower = {m.key for m in spec.metrics if not m.higher_is_better} if spec else set()
+        res = stats.full_analysis(papers, keys, n_bootstrap=n_bootstrap, lower_is_better=lower)
         res["subgroups"] = stats.subgroup_analysis(papers, keys, compat=compat)
         res["metrics"] = keys
         out["dimensions"][dim] = res

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -139,8 +139,13 @@ def paired_analysis(
     min_pairs: int = MIN_PAIRS,
     n_bootstrap: int = 10_000,
     seed: int = 42,
+    lower_is_better: Collection[str] = (),
 ) -> dict[str, Any]:
     """The full per-metric comparison of system A vs B (pairs are (a, b) per paper).
+
+    The summary's ``a_better``/``b_better`` read a significant difference in the metric's own
+    direction: for the metrics in ``lower_is_better`` (e.g. the hallucination rate) the system
+    with the *smaller* mean is the better one.
 
     Returns ``{"per_metric": {m: {...}}, "holm": [...], "summary": {...}}``. Each tested metric
     has ``n_valid_pairs, mean_a, mean_b, mean_diff, wilcoxon_statistic, wilcoxon_p,
@@ -183,9 +188,10 @@ def paired_analysis(
     for m, r in per.items():
         if r.get("skipped"):
             continue
-        if r["significant_after_correction"] and r["mean_diff"] > 0:
+        diff = -r["mean_diff"] if m in lower_is_better else r["mean_diff"]
+        if r["significant_after_correction"] and diff > 0:
             summary["a_better"].append(m)
-        elif r["significant_after_correction"] and r["mean_diff"] < 0:
+        elif r["significant_after_correction"] and diff < 0:
             summary["b_better"].append(m)
         else:
             summary["no_difference"].append(m)
