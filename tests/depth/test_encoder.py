@@ -64,11 +64,9 @@ def test_probabilities_read_the_context_and_the_roles_are_sensible() -> None:
 
 def test_a_call_larger_than_the_cache(monkeypatch: pytest.MonkeyPatch) -> None:
     """A call with more sentences than the cache holds still gets every vector."""
-    from prism_review.judge.depth import encoder as encoder_module
-
     enc = load_encoder()
     enc.clear_cache()
-    monkeypatch.setattr(encoder_module, "CACHE_SIZE", 2)
+    monkeypatch.setattr(enc._cache, "size", 2)  # the shared VectorCache holds the bound
     texts = ["First point.", "Second point.", "Third point.", "Fourth point."]
     vecs = enc.vectors(texts)
     assert vecs.shape == (4, enc.meta["dim"])

@@ -19,7 +19,6 @@ by :mod:`prism_review.judge.depth.train_encoder` and loaded lazily once per proc
 from __future__ import annotations
 
 import json
-from collections import OrderedDict
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
@@ -30,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from prism_review.judge.depth.model import MODEL_DIR
+from prism_review.judge.vector_cache import VectorCache
 
 ENCODER_FILE = "encoder.onnx"
 TOKENIZER_FILE = "tokenizer.json"
@@ -114,7 +114,7 @@ class SentenceEncoder:
             h: (arrays[f"head.{h}.weight"], arrays[f"head.{h}.bias"]) for h in self.meta["classes"]
         }
         self.classes: dict[str, list[str]] = self.meta["classes"]
-        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._cache = VectorCache(CACHE_SIZE)
         self._executor: ThreadPoolExecutor | None = None
 
     def _encode(self, texts: list[str]) -> np.ndarray:
@@ -150,14 +150,7 @@ class SentenceEncoder:
 
     def vectors(self, texts: Sequence[str]) -> np.ndarray:
         """Sentence vectors of ``texts`` (cached per text)."""
-        missing = list(dict.fromkeys(t for t in texts if t not in self._cache))
-        if missing:
-            for t, v in zip(missing, self._encode(missing), strict=True):
-                self._cache[t] = v
-        out = np.vstack([self._cache[t] for t in texts])
-        while len(self._cache) > CACHE_SIZE:  # evict only after this call's rows are taken
-            self._cache.popitem(last=False)
-        return out
+        return self._cache.rows(texts, self._encode)
 
     def probabilities(self, texts: Sequence[str]) -> dict[str, np.ndarray]:
         """Per-head class probabilities for one call's units ``texts``, read in order."""

@@ -334,9 +334,11 @@ def main(argv: list[str] | None = None) -> None:
     c, cwt = a.c, a.disapere_claim_weight
     data = rows(enc, train, cwt)
     if a.vector_cache is not None and not cache:
-        texts = list(enc._cache)
+        saved = enc._cache.items()
         np.savez(
-            a.vector_cache, texts=np.array(texts), vectors=np.vstack(list(enc._cache.values()))
+            a.vector_cache,
+            texts=np.array([t for t, _ in saved]),
+            vectors=np.vstack([v for _, v in saved]),
         )
     if a.cv:
         grid = [tuple(float(v) for v in g.split(":")) for g in a.cv.split(",")]

@@ -13,7 +13,6 @@ could differ from an uninterrupted one). Vectors are cached per text within the 
 from __future__ import annotations
 
 import json
-from collections import OrderedDict
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
@@ -22,6 +21,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from prism_review.judge.vector_cache import VectorCache
 
 MODEL_DIR = "resources/models/novelty"
 EMBEDDER_FILE = "embedder.onnx"
@@ -53,7 +54,7 @@ class TextEmbedder:
         opts.inter_op_num_threads = 1
         opts.log_severity_level = 3
         self.session = ort.InferenceSession(str(path / EMBEDDER_FILE), opts, providers=["CPUExecutionProvider"])
-        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._cache = VectorCache(CACHE_SIZE)
         self._executor: ThreadPoolExecutor | None = None
 
     def _run(self, ids: list[int]) -> np.ndarray:
@@ -83,15 +84,8 @@ class TextEmbedder:
         """``len(texts) × dim`` unit vectors (an empty text gives the zero vector)."""
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        missing = list(dict.fromkeys(t for t in texts if t.strip() and t not in self._cache))
-        if missing:
-            for t, v in zip(missing, self._encode(missing), strict=True):
-                self._cache[t] = v
         zero = np.zeros(self.dim, dtype=np.float32)
-        out = np.vstack([self._cache[t] if t.strip() else zero for t in texts])
-        while len(self._cache) > CACHE_SIZE:
-            self._cache.popitem(last=False)
-        return out
+        return self._cache.rows(texts, self._encode, skip=lambda t: not t.strip(), fill=zero)
 
 
 def read_embedder(path: Path) -> TextEmbedder:
