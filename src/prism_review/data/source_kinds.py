@@ -87,6 +87,24 @@ class _HumanOnly(Source):
     def systems(self, venue: str) -> list[str]:
         return [HUMAN]
 
+    def items(
+        self,
+        *,
+        venues: Sequence[str] | None = None,
+        limit: int | None = None,
+        sample: dict[str, list[str]] | None = None,
+    ) -> Iterator[SourceItem]:
+        seen: set[tuple[str, str]] = set()
+        for got in self._papers(_Limiter(venues, limit, sample)):
+            item = got if isinstance(got, SourceItem) else self._item(*got, seen)
+            if item is not None:
+                yield item
+
+    def _papers(self, lim: _Limiter) -> Iterator[tuple[Paper, list[Review]] | SourceItem]:
+        """The selected papers with their reviews (``lim.take`` already applied), or an item
+        naming a paper that could not be read."""
+        raise NotImplementedError
+
     def _item(self, paper: Paper, reviews: list[Review], seen: set[tuple[str, str]]) -> SourceItem | None:
         key = (paper.venue, paper.paper_id)
         if key in seen:
@@ -138,16 +156,9 @@ class CorpusSource(_HumanOnly):
             self._venues = _registry_order(ids)
         return self._venues
 
-    def items(
-        self,
-        *,
-        venues: Sequence[str] | None = None,
-        limit: int | None = None,
-        sample: dict[str, list[str]] | None = None,
-    ) -> Iterator[SourceItem]:
+    def _papers(self, lim: _Limiter) -> Iterator[tuple[Paper, list[Review]] | SourceItem]:
         from prism_review.data.corpus import CorpusReader, _venue_id
 
-        lim = _Limiter(venues, limit, sample)
         wanted = [v for v in self.venues() if lim.wants_venue(v)]
         if not wanted:
             return
@@ -155,7 +166,6 @@ class CorpusSource(_HumanOnly):
             self.path, venues=wanted, columns=self.COLUMNS, batch_size=self.batch_size
         )
         reader.skips = self.skips
-        seen: set[tuple[str, str]] = set()
         for row in reader.iter_rows():
             vid, pid = _venue_id(row.get("venue")), row.get("paper_id")
             if vid is not None and isinstance(pid, str) and not lim.take(vid, pid):
@@ -163,11 +173,8 @@ class CorpusSource(_HumanOnly):
                     return
                 continue
             rec = reader.to_record(row)  # a row without a usable id or venue is a counted skip
-            if rec is None:
-                continue
-            item = self._item(rec.paper, rec.reviews, seen)
-            if item is not None:
-                yield item
+            if rec is not None:
+                yield rec.paper, rec.reviews
 
 
 class VenueFolderSource(_HumanOnly):
@@ -182,17 +189,9 @@ class VenueFolderSource(_HumanOnly):
     def venues(self) -> list[str]:
         return _registry_order({v for v, _ in self.folders})
 
-    def items(
-        self,
-        *,
-        venues: Sequence[str] | None = None,
-        limit: int | None = None,
-        sample: dict[str, list[str]] | None = None,
-    ) -> Iterator[SourceItem]:
+    def _papers(self, lim: _Limiter) -> Iterator[tuple[Paper, list[Review]] | SourceItem]:
         from prism_review.data.venue_folder import VenueFolder
 
-        lim = _Limiter(venues, limit, sample)
-        seen: set[tuple[str, str]] = set()
         for venue, folder in self.folders:
             if not lim.wants_venue(venue):
                 continue
@@ -202,13 +201,9 @@ class VenueFolderSource(_HumanOnly):
                     if not lim.take(venue, pid):
                         continue
                     try:
-                        paper, reviews = vf.paper(pid)
+                        yield vf.paper(pid)
                     except DataError as err:  # json/<id>.json unreadable: this paper only
                         yield SourceItem(venue, pid, None, errors=[(None, err)])
-                        continue
-                    item = self._item(paper, reviews, seen)
-                    if item is not None:
-                        yield item
 
 
 class ProReviewerSource(_HumanOnly):
@@ -235,21 +230,10 @@ class ProReviewerSource(_HumanOnly):
                 self._venues = _registry_order({it.paper.venue for it in self.reader})
         return self._venues
 
-    def items(
-        self,
-        *,
-        venues: Sequence[str] | None = None,
-        limit: int | None = None,
-        sample: dict[str, list[str]] | None = None,
-    ) -> Iterator[SourceItem]:
-        lim = _Limiter(venues, limit, sample)
-        seen: set[tuple[str, str]] = set()
+    def _papers(self, lim: _Limiter) -> Iterator[tuple[Paper, list[Review]] | SourceItem]:
         for it in self.reader:
-            if not lim.take(it.paper.venue, it.paper.paper_id):
-                continue
-            item = self._item(it.paper, it.reviews, seen)
-            if item is not None:
-                yield item
+            if lim.take(it.paper.venue, it.paper.paper_id):
+                yield it.paper, it.reviews
 
 
 # -- detection -------------------------------------------------------------------------------
