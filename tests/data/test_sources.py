@@ -148,3 +148,15 @@ def test_proreviewer_shapes_are_detected_and_streamed(tmp_path: Path) -> None:
     rows = tmp_path / "pr.jsonl"
     rows.write_text(json.dumps(pr_row("j")) + "\n")
     assert open_source(rows).kind == "proreviewer"
+
+
+def test_proreviewer_jsonl_problems_are_counted_once(tmp_path: Path) -> None:
+    """Listing the venues of a split-less JSONL reads its rows; their problems count once."""
+    from test_proreviewer import pr_row
+
+    rows = tmp_path / "pr.jsonl"
+    rows.write_text(json.dumps(pr_row("j")) + "\n" + json.dumps(pr_row("nv", metadata={})) + "\n")
+    src = open_source(rows)
+    assert src.venues() == ["ICLR2025"]
+    assert [it.paper_id for it in src.items()] == ["j"]
+    assert len(src.problems()) == 1

@@ -226,8 +226,12 @@ class ProReviewerSource(_HumanOnly):
             splits = self.reader.splits()
             if splits and all(s in SPLIT_VENUES for s in splits):
                 self._venues = _registry_order({SPLIT_VENUES[s] for s in splits})
-            else:  # no split names to go by: read the venues off the rows
-                self._venues = _registry_order({it.paper.venue for it in self.reader})
+            else:  # no split names to go by: read the venues off the rows, with a reader of its
+                # own so the rows' problems are counted once, by items(), not by this look too
+                from prism_review.data.proreviewer import ProReviewerReader
+
+                probe = ProReviewerReader(self.path)
+                self._venues = _registry_order({it.paper.venue for it in probe})
         return self._venues
 
     def _papers(self, lim: _Limiter) -> Iterator[tuple[Paper, list[Review]] | SourceItem]:
