@@ -104,6 +104,26 @@ async def test_a_resumed_run_does_not_redo_memoised_pieces(llm_server, loopback_
     assert [r.metrics for r in rows[: len(first)]] == [r.metrics for r in first]
 
 
+async def test_panel_units_from_the_paper_pieces_equal_the_reference(llm_server, loopback_judge, tmp_path):
+    """A paper without human reviews: each system against the others (Panel_k), both protocols."""
+    llm_server.set_responder(flaw_decisions.responder(llm_server.default_reply))
+    dim = get_dimension("flaws")
+    paper, reviews, systems = _paper(3)
+    reviews["human"] = []
+    got = {}
+    for protocol in ("reference", "economical"):
+        ctx = RunContext(loopback_judge(cache_dir=tmp_path / f"c-{protocol}"), settings={"protocol": protocol},
+                         memo_store=MemoStore(tmp_path / protocol))
+        units = list(dim.work_units(paper, reviews, systems))
+        assert [u.extra["reference"] for u in units] == ["panel"] * 3
+        rows = [r for u in units for r in await dim.evaluate(u, ctx)]
+        got[protocol] = [(r.unit_key, r.extracted["pool_id"], r.status, r.metrics) for r in rows]
+    assert got["economical"] == got["reference"]
+    assert all(status == "ok" for _, _, status, _ in got["economical"])
+    # not a comparison of empty rows: each review detected flaws and the panels found valid ones
+    assert all(m["n_detected"] and m["gt_valid"] for *_, m in got["economical"])
+
+
 # -- the whole demo through the CLI ---------------------------------------------------------
 
 
