@@ -17,7 +17,12 @@ economical / reference ratios of this run, and writes the figures as JSON (``--j
 
 Usage::
 
-    .venv/bin/python benchmarks/bench_llm_cost.py [--limit N] [--json out.json]
+    .venv/bin/python benchmarks/bench_llm_cost.py [--limit N] [--json out.json] [--flaw-decisions]
+
+``--flaw-decisions`` answers the three flaw steps with :mod:`prism_review.testing.flaw_decisions`
+(decisions read off the texts, the same under both protocols), so every flaw unit is scored and
+every review with a bank is mapped; the schema-built replies leave many flaw units unscored
+(a validation marking a flaw valid without a severity fails its check), which hides map calls.
 """
 
 from __future__ import annotations
@@ -37,6 +42,7 @@ from typer.testing import CliRunner
 from prism_review.cli import app
 from prism_review.data.tokens import cl100k
 from prism_review.pipelines.results import read_results
+from prism_review.testing import flaw_decisions as decisions
 from prism_review.testing.llm_server import LLMServer
 
 DIMENSIONS = ("depth", "novelty", "flaws", "constructiveness")
@@ -62,9 +68,11 @@ def message_tokens(body: dict[str, Any]) -> int:
     return total
 
 
-def run_protocol(protocol: str, limit: int | None, workdir: Path) -> dict[str, Any]:
+def run_protocol(protocol: str, limit: int | None, workdir: Path, flaw_decisions: bool = False) -> dict[str, Any]:
     """Evaluate the demo under ``protocol`` against a fresh counting server; the figures."""
     server = LLMServer(schema_seed=SEED).start()
+    if flaw_decisions:  # the flaw steps answered by content (every unit ok), the rest schema-built
+        server.set_responder(decisions.responder(server.default_reply))
     # report cached prefixes as a provider with automatic prompt caching does (the economical
     # run only: the server's prefix search is quadratic in the number of requests)
     server.prompt_cache = protocol == "economical"
@@ -175,6 +183,9 @@ def main() -> None:
     parser.add_argument("--protocol", action="append", choices=["reference", "economical"],
                         help="protocol(s) to run (default both)")
     parser.add_argument("--json", type=Path, default=None, help="write the figures here")
+    parser.add_argument("--flaw-decisions", action="store_true",
+                        help="answer the flaw steps with testing/flaw_decisions.py (decided by content, "
+                             "so every flaw unit is scored and every review mapped) instead of schema-built replies")
     parser.add_argument("--keep", type=Path, default=None, help="keep the run folders here")
     args = parser.parse_args()
     os.environ.setdefault("OPENAI_API_KEY", "loopback")
@@ -182,7 +193,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="bench-cost-") as tmp:
         work = args.keep or Path(tmp)
         work.mkdir(parents=True, exist_ok=True)
-        results = {p: run_protocol(p, args.limit, work) for p in protocols}
+        results = {p: run_protocol(p, args.limit, work, args.flaw_decisions) for p in protocols}
     print_tables(results)
     if args.json:
         args.json.write_text(json.dumps(results, indent=2))

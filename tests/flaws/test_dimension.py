@@ -109,28 +109,6 @@ async def test_unparseable_step_marks_rows_unscored_not_zero() -> None:
     assert rows and all(r.status == "unscored" and not r.metrics for r in rows)
 
 
-async def test_reference_records_feed_the_reference_aggregation() -> None:
-    from prism_review.dimensions.flaws import reference_records
-    from prism_review.metrics.flaws import aggregate_records
-
-    dim = get_dimension("flaws")
-    paper, reviews = _data()
-    rows = []
-    for unit in dim.work_units(paper, reviews, ["human", "sea"]):
-        rows += await dim.evaluate(unit, RunContext(OfflineJudge()))
-    recs = reference_records(rows)
-    assert set(recs) == {(VENUE, "sea"), (VENUE, "human")}
-    table = aggregate_records(recs[(VENUE, "sea")], conference=VENUE, llm_type="sea")
-    ids = [r["reviewer_id"] for r in table]
-    assert ids == ["LLM_Reviewer", "Human_1", "Human_3", "Human_avg"]
-    llm_row = next(r for r in rows if r.extracted["pool_id"] == "LLM_Reviewer")
-    assert table[0]["nCPS_mean"] == llm_row.metrics["ncps"]
-    h = [r.metrics["minor_recall"] for r in rows if r.pairing == "sea" and r.system == "human"]
-    h = [v for v in h if v is not None]
-    if h:
-        assert table[-1]["Minor_Recall_mean"] == round(sum(h) / len(h), 4)
-
-
 async def test_compat_mode_runs_and_is_recorded_in_rows() -> None:
     dim = get_dimension("flaws")
     paper, reviews = _data()

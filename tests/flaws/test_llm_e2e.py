@@ -14,6 +14,9 @@ from prism_review.dimensions.base import RunContext, get_dimension
 
 from .test_dimension import _data
 
+#: these tests script the reference protocol's per-unit calls (economical: test_economical.py)
+REF = {"protocol": "reference"}
+
 GOOD_FLAWS = {
     "micro_flaws": [
         {
@@ -91,7 +94,7 @@ async def test_flaws_unit_through_llm_with_repair_and_unknown_ids(llm_server, lo
     dim = get_dimension("flaws")
     paper, reviews = _data()
     unit = next(iter(dim.work_units(paper, reviews, ["human", "sea"])))
-    rows = await dim.evaluate(unit, RunContext(judge))
+    rows = await dim.evaluate(unit, RunContext(judge, settings=REF))
 
     reqs = llm_server.requests
     assert len(reqs) == 7
@@ -163,7 +166,7 @@ async def test_panel_unit_through_llm_with_an_unknown_panel_id(llm_server, loopb
     paper, reviews = _panel_data()
     dim = get_dimension("flaws")
     unit = next(iter(dim.work_units(paper, reviews, ["zeta"])))
-    rows = await dim.evaluate(unit, RunContext(loopback_judge()))
+    rows = await dim.evaluate(unit, RunContext(loopback_judge(), settings=REF))
     reqs = llm_server.requests
     assert len(reqs) == 6  # consolidate, its re-ask, validate, one map per pooled reviewer
     assert "[REVIEWER: Panel_1]" in reqs[0].messages[1]["content"]
@@ -193,7 +196,7 @@ async def test_valid_flaw_without_severity_is_reasked(llm_server, loopback_judge
     dim = get_dimension("flaws")
     paper, reviews = _data()
     unit = next(iter(dim.work_units(paper, reviews, ["human", "sea"])))
-    rows = await dim.evaluate(unit, RunContext(loopback_judge()))
+    rows = await dim.evaluate(unit, RunContext(loopback_judge(), settings=REF))
     reqs = llm_server.requests
     assert len(reqs) == 6
     assert "F01" in reqs[2].messages[-1]["content"] and "severity" in reqs[2].messages[-1]["content"]

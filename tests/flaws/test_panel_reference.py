@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from prism_review.dimensions.base import RunContext, get_dimension
-from prism_review.dimensions.flaws import FlawsDimension, panel_units, pool, reference_records
+from prism_review.dimensions.flaws import FlawsDimension, panel_units, pool
 from prism_review.judge.base import OfflineJudge
 from prism_review.judge.flaws.models import ConsolidateInput, ConsolidateOutput, ReviewerText
 from prism_review.judge.flaws.steps import ConsolidateStep
@@ -52,7 +52,9 @@ def test_panel_units_pool_the_other_systems_sorted_by_id() -> None:
     assert [u.key for u in units] == [f"{VENUE}/p/flaws/zeta/panel", f"{VENUE}/p/flaws/alpha/panel"]
     zeta = units[0]
     assert [r.system for r in zeta.reviews] == ["alpha", "mid", "zeta"]
-    assert zeta.extra == {"pairing": None, "reference": "panel"}
+    assert {k: v for k, v in zeta.extra.items() if k != "paper_reviews"} == {"pairing": None, "reference": "panel"}
+    # the economical protocol's per-paper pool: every system's review, sorted by id
+    assert [r.system for r in zeta.extra["paper_reviews"]] == ["alpha", "empty", "mid", "zeta"]
     assert [(pid, r.system) for pid, r, _ in pool(zeta, compat=False)] == [
         ("Panel_1", "alpha"),
         ("Panel_2", "mid"),
@@ -84,7 +86,6 @@ async def test_panel_unit_writes_only_the_evaluated_row() -> None:
     shared = [f for f in ex["micro_flaws"] if len(f["raw_arguments"]) == 2]
     assert len(shared) == 2
     assert FlawsDimension().summary_system(row) == "alpha@panel"
-    assert reference_records(rows) == {}  # PRISM's human-vs-LLM tables never see panel rows
 
 
 async def test_reference_human_skips_panel_units() -> None:

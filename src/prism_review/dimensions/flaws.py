@@ -3,27 +3,21 @@
 Work units, one pipeline for every venue (risk F6: venues differ only in the human formatters
 of :func:`prism_review.systems.text.review_text`):
 
-* one unit per (paper, LLM system) pairing: the paper's human reviews (``Human_<k>``, k = the
-  review's 1-based position, empty reviews dropped without renumbering) pooled with that
-  system's review (``LLM_Reviewer``);
+* one unit per (paper, LLM system) pairing: the paper's human reviews (``Human_<k>``) pooled
+  with that system's review (``LLM_Reviewer``);
 * one human-only unit per paper (risk F1): the humans alone, a bank not shaped by any LLM;
-* a paper with no usable human review, under the setting ``flaws.reference`` =
-  ``human_else_panel`` (the default): one unit per system, pooling that system's review
-  (``LLM_Reviewer``) with the OTHER systems' reviews of the paper as the reference panel
-  (``Panel_<k>``, k = 1-based position among the other systems sorted by id; matched exactly like
-  ``Human_k``). The panel is every other system present in the data, whatever ``--system``
-  selects, so a system's figures do not depend on which others are being evaluated. Only the
-  evaluated system's row is written (each panel member has its own unit). Its rows say
-  ``extracted["reference"] == "panel"`` and are summarised as ``<system>@panel``, never averaged
-  with rows scored against humans. ``flaws.reference = "human"`` reproduces PRISM: such papers
-  get one ``skipped`` row per system and no metrics.
+* a paper with no usable human review: the panel-reference units of :mod:`.flaws_panel`
+  (``flaws.reference``), summarised as ``<system>@panel``.
 
-Each unit runs ``flaws.consolidate`` → ``flaws.validate`` (the first ``flaws.paper_chars``
-characters of the paper, default 45,000) → ``flaws.map`` per reviewer (skipped when the bank is
-empty), then the pure metrics of :mod:`prism_review.metrics.cfi` / ``.cps``. One row per pooled
-reviewer: ``system`` is ``human`` for humans (``pairing`` = the LLM system) and the system id for
-the LLM; every row records ``extracted["reference"]`` (``human`` or ``panel``). Human's headline is the mean over pairings, per paper then over papers; the human-only
-rows are summarised apart as ``human-only-bank``.
+The judge's decisions for a unit (:class:`~.flaws_pairing.FlawEvidence`) come from
+:func:`~.flaws_pairing.pairing_evidence` (consolidate → validate → map per unit, the reference
+pattern) or, under ``--protocol economical`` with an LLM judge, from the paper's memoised pieces
+(:func:`~.flaws_pieces.paper_evidence`); either way the pure metrics of
+:mod:`prism_review.metrics.cfi` / ``.cps`` are computed here. One row per pooled reviewer:
+``system`` is ``human`` for humans (``pairing`` = the LLM system) and the system id for the LLM;
+every row records ``extracted["reference"]`` (``human`` or ``panel``). Human's headline is the
+mean over pairings, per paper then over papers; the human-only rows are summarised apart as
+``human-only-bank``.
 """
 
 from __future__ import annotations
@@ -39,46 +33,33 @@ from prism_review.dimensions.base import (
     WorkUnit,
     register,
 )
-from prism_review.dimensions.settings import SettingSpec
-from prism_review.judge.flaws.models import (
-    DEFAULT_PAPER_CHARS,
-    ConsolidateInput,
-    Issue,
-    MapInput,
-    MicroFlaw,
-    ReviewerText,
-    ValidateInput,
+from prism_review.dimensions.flaws_pairing import FlawEvidence, pairing_evidence
+from prism_review.dimensions.flaws_panel import (
+    DEFAULT_REFERENCE,
+    HUMAN,
+    PANEL_GROUP_SUFFIX,
+    REFERENCE_HUMAN,
+    REFERENCE_OPTIONS,
+    Member,
+    panel_units,
+    paper_reviews,
+    pool,
+    reference_info,
+    reference_setting,
+    review_text,
+    unit_reference,
 )
-from prism_review.judge.flaws.steps import ConsolidateStep, MapStep, ValidateStep
-from prism_review.metrics.cfi import LLM_ID, cfi_report, detected_flaws, human_id, panel_id
-from prism_review.metrics.cps import add_cps_norm, build_issue_bank, score_review
+from prism_review.dimensions.flaws_pieces import paper_evidence
+from prism_review.dimensions.settings import SettingSpec
+from prism_review.judge.flaws.models import DEFAULT_PAPER_CHARS
+from prism_review.metrics.cfi import LLM_ID, cfi_report, detected_flaws
+from prism_review.metrics.cps import add_cps_norm, score_review
+from prism_review.pipelines.protocol import is_economical
 from prism_review.records import Paper, Review
-from prism_review.systems.text import review_text as text_policy
 
-HUMAN = "human"
 HUMAN_ONLY_GROUP = "human-only-bank"
-#: ``flaws.reference`` values: PRISM's human reference only, or the other systems as a fallback
-REFERENCE_HUMAN = "human"
-REFERENCE_HUMAN_ELSE_PANEL = "human_else_panel"
-REFERENCE_OPTIONS = (REFERENCE_HUMAN, REFERENCE_HUMAN_ELSE_PANEL)
-DEFAULT_REFERENCE = REFERENCE_HUMAN_ELSE_PANEL
-#: summary-group suffix of rows scored against a panel of other systems
-PANEL_GROUP_SUFFIX = "@panel"
-
-
-def reference_setting(ctx: RunContext) -> str:
-    """The run's ``flaws.reference`` setting (unknown values raise: never guess a reference)."""
-    value = str(ctx.setting("flaws.reference", DEFAULT_REFERENCE))
-    if value not in REFERENCE_OPTIONS:
-        raise ValueError(
-            f"flaws.reference must be one of {', '.join(REFERENCE_OPTIONS)}; got {value!r}"
-        )
-    return value
-
-
-def review_text(review: Review, compat: bool) -> str:
-    """The flaw-dimension text of a review (the per-dimension policy of :mod:`prism_review.systems.text`)."""
-    return text_policy(review, "flaws", compat=compat)
+__all__ = ["FlawsDimension", "HUMAN", "HUMAN_ONLY_GROUP", "PANEL_GROUP_SUFFIX", "panel_units",
+           "pool", "review_text"]
 
 
 @register
@@ -162,6 +143,7 @@ class FlawsDimension(Dimension):
             # no usable human review: panel units (evaluate() skips them under "human")
             yield from panel_units(paper, reviews, systems, base)
             return
+        everyone = paper_reviews(reviews)  # the economical protocol's per-paper pool
         for system in systems:
             if system == HUMAN or not reviews.get(system):
                 continue
@@ -172,7 +154,7 @@ class FlawsDimension(Dimension):
                 system=system,
                 paper=paper,
                 reviews=[*humans, reviews[system][0]],
-                extra={"pairing": system, "reference": REFERENCE_HUMAN},
+                extra={"pairing": system, "reference": REFERENCE_HUMAN, "paper_reviews": everyone},
             )
         if HUMAN in systems:
             yield WorkUnit(
@@ -182,7 +164,7 @@ class FlawsDimension(Dimension):
                 system=HUMAN,
                 paper=paper,
                 reviews=list(humans),
-                extra={"pairing": None, "reference": REFERENCE_HUMAN},
+                extra={"pairing": None, "reference": REFERENCE_HUMAN, "paper_reviews": everyone},
             )
 
     async def evaluate(self, unit: WorkUnit, ctx: RunContext) -> list[ResultRow]:
@@ -190,58 +172,36 @@ class FlawsDimension(Dimension):
         setting = reference_setting(ctx)
         reference = unit_reference(unit)
         members = pool(unit, compat)
-        pairing = unit.extra.get("pairing")
         ids = [pid for pid, _, _ in members]
-        ref_ids = [i for i in ids if i != LLM_ID]
         if reference == "panel" and setting == REFERENCE_HUMAN:
             return [self._skipped(unit, "no human review and flaws.reference = 'human'")]
-        if not ref_ids:
+        if not [i for i in ids if i != LLM_ID]:
             return [self._skipped(unit, f"no usable {reference} review to pool with")]
         if reference == "panel" and LLM_ID not in ids:
             return [self._skipped(unit, "the evaluated review has no flaw-dimension text")]
         written = {LLM_ID} if reference == "panel" else set(ids)
-        cons_in = ConsolidateInput(
-            paper_id=unit.paper_id,
-            reviews=[ReviewerText(reviewer_id=pid, text=t) for pid, _, t in members],
-        )
-        cons = await ctx.run(ConsolidateStep(), cons_in)
-        if not cons.ok:
-            return self._unscored(unit, members, written, cons.error)
-        assert cons.output is not None
-        flaws, unknown = _known_keys(cons.output.micro_flaws, set(ids))
-        evals: dict[str, dict[str, Any]] = {}
-        if flaws:
-            val_in = ValidateInput(
-                paper_text=unit.paper.full_text,
-                micro_flaws=flaws,
-                max_paper_chars=int(ctx.setting("flaws.paper_chars", DEFAULT_PAPER_CHARS)),
-            )
-            val = await ctx.run(ValidateStep(), val_in)
-            if not val.ok:
-                return self._unscored(unit, members, written, val.error)
-            assert val.output is not None
-            evals = {k: v.model_dump() for k, v in val.output.evaluations.items()}
-        flaw_dicts = [f.model_dump() for f in flaws]
-        report = cfi_report(
-            flaw_dicts,
-            evals,
-            len(ids),
-            ref_ids,
-            compat=compat,
-            include_llm=LLM_ID in ids,
-        )
+        # economical: the paper's pieces, asked once and shared; else the reference's per-unit steps
+        economical = is_economical(ctx) and "paper_reviews" in unit.extra
+        ev = await (paper_evidence if economical else pairing_evidence)(ctx, unit, members)
+        if ev.error is not None:
+            return self._unscored(unit, members, written, ev.error)
+        shared = {**reference_info(unit, members, setting), **({"pieces": "paper"} if economical else {})}
+        return self._rows(unit, members, written, ev, shared, compat)
+
+    def _rows(self, unit: WorkUnit, members: list[Member], written: set[str], ev: FlawEvidence,
+              shared: dict[str, Any], compat: bool) -> list[ResultRow]:
+        """One row per written reviewer: CFI from the micro-flaws, CPS from the mappings."""
+        ids = [pid for pid, _, _ in members]
+        flaw_dicts, bank = ev.flaw_dicts, ev.bank
+        report = cfi_report(flaw_dicts, ev.evaluations, len(ids), [i for i in ids if i != LLM_ID],
+                            compat=compat, include_llm=LLM_ID in ids)
         cfi_rows = {r["Reviewer_ID"]: r for r in report["Reviewer_Rankings"]}
-        bank = build_issue_bank(flaw_dicts, evals)
-        cps_rows, mentions, map_errors = await self._cps(ctx, members, bank, flaws, compat)
-        shared = {
-            "micro_flaws": flaw_dicts,
-            "evaluations": evals,
-            "issue_bank": bank,
-            "ground_truth": report["Ground_Truth_Summary"],
-            "unknown_reviewer_keys": unknown,
-            "pool": ids,
-            **reference_info(unit, members, setting),
-        }
+        scored = {pid: score_review(pid, text, bank, ev.mappings.get(pid, {"mentions": []}), compat=compat)
+                  for pid, _, text in members if pid not in ev.map_errors}
+        cps_rows = {r["Reviewer_ID"]: r for r in add_cps_norm([s["metrics"] for s in scored.values()])}
+        gt = report["Ground_Truth_Summary"]
+        shared = {"micro_flaws": flaw_dicts, "evaluations": ev.evaluations, "issue_bank": bank,
+                  "ground_truth": gt, "unknown_reviewer_keys": ev.unknown, "pool": ids, **shared}
         rows = []
         for pid, review, _ in members:
             if pid not in written:
@@ -258,9 +218,9 @@ class FlawsDimension(Dimension):
                 "n_detected_minor": c["Detected_Minor_Flaws"],
                 "n_valid_found": c["Total_Valid_Flaws_Found"],
                 "n_detected": len(det),
-                "gt_valid": report["Ground_Truth_Summary"]["Total_Valid_Flaws"],
-                "gt_critical": report["Ground_Truth_Summary"]["Total_Critical_Flaws"],
-                "gt_minor": report["Ground_Truth_Summary"]["Total_Minor_Flaws"],
+                "gt_valid": gt["Total_Valid_Flaws"],
+                "gt_critical": gt["Total_Critical_Flaws"],
+                "gt_minor": gt["Total_Minor_Flaws"],
                 "ncps": p["nCPS"] if p else None,
                 "raw_cps": p["Raw_CPS"] if p else None,
                 "icps": p["ICPS"] if p else None,
@@ -274,52 +234,24 @@ class FlawsDimension(Dimension):
                     unit,
                     review.reviewer_id,
                     system=HUMAN if pid != LLM_ID else review.system,
-                    pairing=pairing,
+                    pairing=unit.extra.get("pairing"),
                     metrics=metrics,
                     extracted={
                         "pool_id": pid,
                         "detected": det,
-                        "mentions": mentions.get(pid),
+                        "mentions": scored[pid]["arguments"] if pid in scored else None,
                         "section_breakdown": p["Section_Breakdown"] if p else None,
-                        "mapping_error": map_errors.get(pid),
+                        "mapping_error": ev.map_errors.get(pid),
                         **shared,
                     },
                 )
             )
         return rows
 
-    async def _cps(
-        self,
-        ctx: RunContext,
-        members: list[tuple[str, Review, str]],
-        bank: list[dict[str, str]],
-        flaws: list[MicroFlaw],
-        compat: bool,
-    ) -> tuple[dict[str, dict[str, Any]], dict[str, Any], dict[str, str]]:
-        """CPS rows (with CPS_norm over the reviewers mapped successfully), mentions, errors."""
-        issues = [Issue(**b) for b in bank]  # type: ignore[arg-type]
-        rows, mentions, errors = [], {}, {}
-        for pid, _, text in members:
-            mapping: dict[str, Any] = {"mentions": []}
-            if bank:
-                hints = {f.flaw_id: f.raw_arguments[pid] for f in flaws if f.raw_arguments.get(pid)}
-                res = await ctx.run(
-                    MapStep(),
-                    MapInput(reviewer_id=pid, review_text=text, issues=issues, hints=hints),
-                )
-                if not res.ok or res.output is None:
-                    errors[pid] = res.error or "unscored"
-                    continue
-                mapping = {"mentions": [m.model_dump() for m in res.output.mentions]}
-            scored = score_review(pid, text, bank, mapping, compat=compat)
-            mentions[pid] = scored["arguments"]
-            rows.append(scored["metrics"])
-        return {r["Reviewer_ID"]: r for r in add_cps_norm(rows)}, mentions, errors
-
     def _unscored(
         self,
         unit: WorkUnit,
-        members: list[tuple[str, Review, str]],
+        members: list[Member],
         written: set[str],
         error: str | None,
     ) -> list[ResultRow]:
@@ -349,130 +281,3 @@ class FlawsDimension(Dimension):
             error=reason,
             extracted={"reference": unit_reference(unit)},
         )
-
-
-def _known_keys(flaws: list[MicroFlaw], known: set[str]) -> tuple[list[MicroFlaw], list[str]]:
-    """Drop raw_arguments keys that are not pool ids (they credit nobody); list them."""
-    unknown: set[str] = set()
-    out = []
-    for f in flaws:
-        args = {}
-        for k, q in f.raw_arguments.items():
-            if k in known:
-                args[k] = q
-            else:
-                unknown.add(k)
-        out.append(f.model_copy(update={"raw_arguments": args}))
-    return out, sorted(unknown)
-
-
-def panel_units(
-    paper: Paper, reviews: dict[str, list[Review]], systems: list[str], base: str
-) -> Iterable[WorkUnit]:
-    """One panel unit per selected system with a review, when another system has one too.
-
-    The panel is every other system of ``reviews`` (all systems present, not only the selected
-    ones) with a non-empty review, sorted by system id; the evaluated review comes last.
-    """
-    present = sorted(s for s, rs in reviews.items() if s != HUMAN and rs and rs[0].text.strip())
-    for system in systems:
-        if system not in present:
-            continue
-        panel = [s for s in present if s != system]
-        if not panel:
-            continue
-        yield WorkUnit(
-            key=f"{base}/{system}/panel",
-            venue=paper.venue,
-            paper_id=paper.paper_id,
-            system=system,
-            paper=paper,
-            reviews=[*(reviews[s][0] for s in panel), reviews[system][0]],
-            extra={"pairing": None, "reference": "panel"},
-        )
-
-
-def unit_reference(unit: WorkUnit) -> str:
-    """``human`` or ``panel``: what the unit's evaluated review is pooled with."""
-    return "panel" if unit.extra.get("reference") == "panel" else REFERENCE_HUMAN
-
-
-def reference_info(
-    unit: WorkUnit, members: list[tuple[str, Review, str]], setting: str
-) -> dict[str, Any]:
-    """What a row records about its reference: kind, the run setting and the panel's systems."""
-    info: dict[str, Any] = {"reference": unit_reference(unit), "reference_setting": setting}
-    if info["reference"] == "panel":
-        info["panel"] = {pid: r.system for pid, r, _ in members if pid != LLM_ID}
-    return info
-
-
-def pool(unit: WorkUnit, compat: bool) -> list[tuple[str, Review, str]]:
-    """(pool id, review, text) for the unit's reviewers.
-
-    Humans are ``Human_k`` and panel members ``Panel_k`` (k = 1-based position, kept when an
-    empty review is dropped); the evaluated system's review is ``LLM_Reviewer``.
-    """
-    panel = unit_reference(unit) == "panel"
-    out: list[tuple[str, Review, str]] = []
-    k = 0
-    for i, r in enumerate(unit.reviews):
-        own = (i == len(unit.reviews) - 1) if panel else r.system != HUMAN
-        if own:
-            pid = LLM_ID
-        else:
-            k += 1
-            pid = panel_id(k) if panel else human_id(k)
-        text = review_text(r, compat)
-        if text.strip():
-            out.append((pid, r, text))
-    return out
-
-
-def reference_records(rows: Iterable[ResultRow]) -> dict[tuple[str, str], list[dict[str, Any]]]:
-    """The original per-paper record shape, per (venue, pairing), from flaws result rows.
-
-    ``{(venue, llm system): [{paper_id, metrics_report: {cfi, cps}}]}`` with reviewer ids as in
-    the pool (``Human_k``, ``LLM_Reviewer``), ready for
-    :func:`prism_review.metrics.flaws.aggregate_records` (per-slot Human_k and Human_avg rows,
-    the reference's per-(venue, LLM) tables). Human-only bank rows use the pairing ``human``.
-    Panel-reference rows are left out: PRISM's tables compare systems with humans.
-    """
-    papers: dict[tuple[str, str, str], list[ResultRow]] = {}
-    for r in rows:
-        if r.dimension != "flaws" or r.status != "ok" or r.extracted.get("reference") == "panel":
-            continue
-        papers.setdefault((r.venue, r.pairing or HUMAN, r.paper_id), []).append(r)
-    out: dict[tuple[str, str], list[dict[str, Any]]] = {}
-    for (venue, pairing, pid), prow in papers.items():
-        gt = prow[0].extracted.get("ground_truth") or {}
-        cfi_rows, cps_rows = [], []
-        for r in prow:
-            m, rid = r.metrics, r.extracted.get("pool_id", r.reviewer_id)
-            cfi_rows.append(
-                {
-                    "Reviewer_ID": rid,
-                    "Critical_Recall": m.get("critical_recall"),
-                    "Minor_Recall": m.get("minor_recall"),
-                    "Critical_Recall_ConsensusWeighted": m.get("critical_recall_cw"),
-                    "Minor_Recall_ConsensusWeighted": m.get("minor_recall_cw"),
-                    "Total_Valid_Flaws_Found": m.get("n_valid_found"),
-                }
-            )
-            if m.get("ncps") is not None:
-                cps_rows.append(
-                    {
-                        "Reviewer_ID": rid,
-                        "Raw_CPS": m.get("raw_cps"),
-                        "ICPS": m.get("icps"),
-                        "nCPS": m.get("ncps"),
-                        "CPS_norm": m.get("cps_norm"),
-                        "Total_Arguments": m.get("n_mentions"),
-                    }
-                )
-        report = {
-            "cfi": {"Ground_Truth_Summary": gt, "Reviewer_Rankings": cfi_rows},
-            "cps": {"Reviewer_Rankings": cps_rows},
-        }
-        out.setdefault((venue, pairing), []).append({"paper_id": pid, "metrics_report": report})
-    return out

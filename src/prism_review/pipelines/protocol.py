@@ -7,7 +7,10 @@ they differ only in how the decisions are asked for (docs/fidelity.md, "Protocol
   three DoA calls per review (segment, classify, ground), one novelty verdict per
   claim × candidate, one constructiveness call per review, the flaw pipeline per pairing.
 * ``economical`` asks for the same decisions without repeated work: DoA in one structured call
-  per review, all of a review's novelty claims against the paper's candidates in one call.
+  per review, all of a review's novelty claims against the paper's candidates in one call, the
+  paper's reviews in one constructiveness call, and the flaw pieces once per paper (one
+  consolidation of all its reviews, one validation, one mapping per review;
+  ``dimensions/flaws_pieces.py``) from which each pairing's consensus is built.
 
 The offline judge makes no calls; it runs the same code under both protocols.
 """

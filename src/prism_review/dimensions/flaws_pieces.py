@@ -1,0 +1,184 @@
+"""Economical flaws (``--protocol economical``): each judge decision asked once per paper.
+
+Under the reference protocol every (human panel, LLM system) pairing re-reads the human reviews:
+a paper with H humans and S systems sends S + 1 consolidations (one per pairing and the
+human-only bank), S + 1 validations of the paper and S·H + S + H mappings. Here the paper's
+pieces are computed once, memoised through ``ctx.memo`` (persisted in the run folder, so a
+resumed run does not redo them) and shared by every unit of the paper:
+
+* **consolidation**: one ``flaws.consolidate`` over every review of the paper (the humans as
+  ``Human_k``, each system's review as ``System_k``, systems sorted by id; every system present,
+  whatever ``--system`` selects, as the panel reference does), so each review's flaws are
+  extracted once and the flaw identity across reviews is decided once;
+* **validation**: one ``flaws.validate`` of the paper's distinct flaws against the paper;
+* **mapping**: one ``flaws.map`` per review onto the paper's valid-issue bank, asked only when a
+  unit that pools the review has a non-empty bank.
+
+A unit's consensus is built from those pieces: its micro-flaws are the paper's flaws that one
+of its reviewers raised, with ``raw_arguments`` restricted to its reviewers and renamed to its
+pool ids (``Human_k``, ``Panel_k``, ``LLM_Reviewer``), so the consensus count and the weight
+``C_i / N`` are over the unit's pool as in the reference; its evaluations are the paper's for
+those flaws; each reviewer's mentions are its paper mapping restricted to the unit's bank. The
+metrics code is the same as the reference's (docs/fidelity.md, "Economical flaws", says where
+the decisions can differ).
+
+A step without a usable reply is memoised as ``{"error": ...}`` (the units that need it are
+unscored, as the reference's unit is, and a resumed run does not re-ask); a call that got no
+reply at all raises, nothing is memoised and the units stay unwritten.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from pydantic import BaseModel
+
+from prism_review.dimensions.base import RunContext, WorkUnit
+from prism_review.dimensions.flaws_pairing import (
+    FlawEvidence,
+    known_keys,
+    map_input,
+    paper_chars,
+)
+from prism_review.dimensions.flaws_panel import HUMAN, Member, review_text
+from prism_review.judge.flaws.models import (
+    ConsolidateInput,
+    MicroFlaw,
+    ReviewerText,
+    ValidateInput,
+)
+from prism_review.judge.flaws.steps import ConsolidateStep, MapStep, ValidateStep
+from prism_review.metrics.cfi import human_id
+from prism_review.metrics.cps import build_issue_bank
+from prism_review.records import Review
+
+#: paper-level id of the k-th system's review (not an LLM alias: normalize_reviewer_key keeps it)
+SYSTEM_PREFIX = "System_"
+
+
+def _digest(inp: BaseModel) -> str:
+    return hashlib.sha256(inp.model_dump_json().encode("utf-8")).hexdigest()[:24]
+
+
+def _identity(review: Review, text: str) -> tuple[str, str, str]:
+    return review.system, review.reviewer_id, text
+
+
+def paper_members(unit: WorkUnit, compat: bool) -> list[Member]:
+    """(paper-level id, review, text) for every review of the unit's paper with flaw text.
+
+    Humans keep the pairing units' ``Human_k`` (k = position among the humans); systems are
+    ``System_k`` in the order of ``extra["paper_reviews"]`` (sorted by id).
+    """
+    out: list[Member] = []
+    h = s = 0
+    for r in unit.extra.get("paper_reviews") or unit.reviews:
+        if r.system == HUMAN:
+            h += 1
+            pid = human_id(h)
+        else:
+            s += 1
+            pid = f"{SYSTEM_PREFIX}{s}"
+        text = review_text(r, compat)
+        if text.strip():
+            out.append((pid, r, text))
+    return out
+
+
+async def consolidation(ctx: RunContext, unit: WorkUnit, paper: list[Member]) -> dict[str, Any]:
+    """The paper's micro-flaws over all its reviews (paper-level ids), once per paper."""
+    inp = ConsolidateInput(paper_id=unit.paper_id,
+                           reviews=[ReviewerText(reviewer_id=pid, text=t) for pid, _, t in paper])
+
+    async def compute() -> dict[str, Any]:
+        res = await ctx.run(ConsolidateStep(), inp)
+        if not res.ok or res.output is None:
+            return {"error": res.error or "unscored"}
+        flaws, unknown = known_keys(res.output.micro_flaws, set(inp.reviewer_ids))
+        return {"micro_flaws": [f.model_dump() for f in flaws], "unknown": unknown}
+
+    key = f"flaws/consolidate/{unit.venue}/{unit.paper_id}/{_digest(inp)}"
+    return await ctx.memo(key, compute)  # type: ignore[no-any-return]
+
+
+async def validation(ctx: RunContext, unit: WorkUnit, flaws: list[MicroFlaw]) -> dict[str, Any]:
+    """Every distinct flaw of the paper judged against the paper, once per paper."""
+    if not flaws:
+        return {"evaluations": {}}
+    inp = ValidateInput(paper_text=unit.paper.full_text, micro_flaws=flaws,
+                        max_paper_chars=paper_chars(ctx))
+
+    async def compute() -> dict[str, Any]:
+        res = await ctx.run(ValidateStep(), inp)
+        if not res.ok or res.output is None:
+            return {"error": res.error or "unscored"}
+        return {"evaluations": {k: v.model_dump() for k, v in res.output.evaluations.items()}}
+
+    key = f"flaws/validate/{unit.venue}/{unit.paper_id}/{_digest(inp)}"
+    return await ctx.memo(key, compute)  # type: ignore[no-any-return]
+
+
+async def mapping(ctx: RunContext, unit: WorkUnit, member: Member, bank: list[dict[str, str]],
+                  flaws: list[MicroFlaw]) -> dict[str, Any]:
+    """One review mapped onto the paper's valid-issue bank, once per paper."""
+    pid, _, text = member
+    inp = map_input(pid, text, bank, flaws)
+
+    async def compute() -> dict[str, Any]:
+        res = await ctx.run(MapStep(), inp)
+        if not res.ok or res.output is None:
+            return {"error": res.error or "unscored"}
+        return {"mentions": [m.model_dump() for m in res.output.mentions]}
+
+    key = f"flaws/map/{unit.venue}/{unit.paper_id}/{_digest(inp)}"
+    return await ctx.memo(key, compute)  # type: ignore[no-any-return]
+
+
+def unit_flaws(paper_flaws: list[MicroFlaw], rename: dict[str, str]) -> list[MicroFlaw]:
+    """The paper's flaws a unit reviewer raised, raw_arguments restricted to the unit and keyed
+    by its pool ids. A flaw the consolidation credited to nobody stays in every unit (it was
+    drawn from a pool that holds each unit's reviewers, as a pairing's own consolidation's is)."""
+    out = []
+    for f in paper_flaws:
+        kept = {rename[k]: q for k, q in f.raw_arguments.items() if k in rename}
+        if f.raw_arguments and not kept:
+            continue
+        out.append(f.model_copy(update={"raw_arguments": kept}))
+    return out
+
+
+async def paper_evidence(ctx: RunContext, unit: WorkUnit, members: list[Member]) -> FlawEvidence:
+    """The unit's evidence built from the paper's memoised pieces."""
+    paper = paper_members(unit, ctx.compat)
+    to_paper = {_identity(r, t): pid for pid, r, t in paper}
+    rename: dict[str, str] = {}
+    for pid, r, t in members:
+        if _identity(r, t) not in to_paper:
+            raise ValueError(f"{unit.key}: review {r.reviewer_id} of {r.system} is not among the "
+                             "paper's reviews (extra['paper_reviews'])")
+        rename[to_paper[_identity(r, t)]] = pid
+    cons = await consolidation(ctx, unit, paper)
+    if "error" in cons:
+        return FlawEvidence(error=cons["error"])
+    flaws = [MicroFlaw.model_validate(f) for f in cons["micro_flaws"]]
+    val = await validation(ctx, unit, flaws)
+    if "error" in val:
+        return FlawEvidence(error=val["error"])
+    paper_evals: dict[str, dict[str, Any]] = val["evaluations"]
+    mine = unit_flaws(flaws, rename)
+    ev = FlawEvidence(micro_flaws=mine, unknown=list(cons["unknown"]),
+                      evaluations={f.flaw_id: paper_evals[f.flaw_id] for f in mine if f.flaw_id in paper_evals})
+    ids = {b["issue_id"] for b in ev.bank}
+    if not ids:
+        return ev
+    paper_bank = build_issue_bank([f.model_dump() for f in flaws], paper_evals)
+    by_pid = {pid: (pid, r, t) for pid, r, t in paper}
+    for ppid, pid in rename.items():
+        got = await mapping(ctx, unit, by_pid[ppid], paper_bank, flaws)
+        if "error" in got:
+            ev.map_errors[pid] = got["error"]
+            continue
+        ev.mappings[pid] = {"mentions": [m for m in got["mentions"]
+                                         if str(m.get("issue_id") or "").strip() in ids]}
+    return ev

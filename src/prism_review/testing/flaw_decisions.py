@@ -1,0 +1,115 @@
+"""A loopback responder whose flaw decisions do not depend on how the calls are grouped.
+
+Used to check that ``--protocol economical`` and ``--protocol reference`` give the same flaw
+metrics when the judge decides the same things (tests/flaws/test_economical.py,
+docs/fidelity.md "Economical flaws"). Every decision is a function of the text it is about, never
+of the rest of the request:
+
+* ``flaws.consolidate``: a review raises the flaw of keyword ``k`` when one of its sentences
+  contains ``k`` (the first keyword of :data:`KEYWORDS` the sentence holds); its quote is the
+  first such sentence. Two reviews raise the same flaw exactly when they share the keyword, so
+  the grouping is the same in any pool that holds both.
+* ``flaws.validate``: validity and severity follow from the flaw's keyword alone.
+* ``flaws.map``: a review mentions, in its own order, each bank issue whose keyword one of its
+  sentences holds (first mention only), so mapping onto a larger bank and keeping the smaller
+  bank's issues is mapping onto the smaller bank.
+
+Any other step gets ``fallback(body)`` (e.g. the server's schema-built reply).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from typing import Any
+
+from prism_review.judge.fence import fenced_blocks
+from prism_review.judge.flaws.taxonomy import ALL_LABELS
+from prism_review.llm.parse import schema_name
+
+KEYWORDS = (
+    "baseline", "ablation", "dataset", "experiment", "theor", "proof", "assumption", "novel",
+    "related work", "clarity", "unclear", "notation", "typo", "limitation", "reproduc",
+    "hyperparameter", "scalab", "metric", "comparison", "motivat", "figure", "generaliz",
+)
+_REVIEWER = re.compile(r"\[REVIEWER: ([^\]\n]+)\]\n<<<BEGIN REVIEW ([0-9a-f]{16})>>>\n(.*?)\n<<<END REVIEW \2>>>", re.S)
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+_SUMMARY = "The reviews question the paper's {}."
+
+
+def sentences(text: str) -> list[str]:
+    return [s.strip() for s in _SENTENCE.split(text) if len(s.strip()) > 3]
+
+
+def keyword_of(sentence: str) -> str | None:
+    low = sentence.lower()
+    return next((k for k in KEYWORDS if k in low), None)
+
+
+def _key_of_summary(summary: str) -> str | None:
+    return next((k for k in KEYWORDS if summary == _SUMMARY.format(k)), None)
+
+
+def consolidate(user: str) -> dict[str, Any]:
+    found: dict[str, list[dict[str, str]]] = {}
+    for rid, _, text in _REVIEWER.findall(user):
+        seen: set[str] = set()
+        for s in sentences(text):
+            k = keyword_of(s)
+            if k is not None and k not in seen:
+                seen.add(k)
+                found.setdefault(k, []).append({"reviewer_id": rid, "quote": s})
+    flaws = []
+    for i, k in enumerate(k for k in KEYWORDS if k in found):
+        flaws.append({"flaw_id": f"F{i + 1:02d}", "macro_topic": ALL_LABELS[KEYWORDS.index(k) % len(ALL_LABELS)],
+                      "core_summary": _SUMMARY.format(k), "raw_arguments": found[k]})
+    return {"micro_flaws": flaws}
+
+
+def validate(user: str) -> dict[str, Any]:
+    blocks = fenced_blocks(user, "MICRO-FLAWS")
+    flaws = json.loads(blocks[0])["micro_flaws"] if blocks else []
+    out = []
+    for f in flaws:
+        k = _key_of_summary(f.get("core_summary", ""))
+        i = KEYWORDS.index(k) if k else 3
+        valid = i % 4 != 3
+        out.append({"flaw_id": f["flaw_id"], "is_valid": valid,
+                    "severity": ("Critical" if i % 2 == 0 else "Minor") if valid else "None"})
+    return {"evaluations": out}
+
+
+def map_review(user: str) -> dict[str, Any]:
+    bank_blocks, reviews = fenced_blocks(user, "ISSUE BANK"), fenced_blocks(user, "REVIEW")
+    bank = json.loads(bank_blocks[0])["issues"] if bank_blocks else []
+    by_key = {_key_of_summary(i.get("canonical_summary", "")): i["issue_id"] for i in bank}
+    mentions, seen = [], set()
+    for s in sentences(reviews[0] if reviews else ""):
+        k = keyword_of(s)
+        if k in by_key and k not in seen:
+            seen.add(k)
+            mentions.append({"issue_id": by_key[k], "section_name": "Weaknesses",
+                             "anchor_quote": " ".join(s.split()[:12]), "content": k})
+    return {"mentions": mentions}
+
+
+#: by the response schema's name (the step name as the APIs accept it)
+STEPS: dict[str, Callable[[str], dict[str, Any]]] = {
+    schema_name("flaws.consolidate"): consolidate, schema_name("flaws.validate"): validate,
+    schema_name("flaws.map"): map_review,
+}
+
+
+def responder(fallback: Callable[[dict[str, Any]], Any]) -> Callable[[dict[str, Any]], Any]:
+    """A responder for :meth:`LLMServer.set_responder`: the flaw steps decided as above."""
+
+    def answer(body: dict[str, Any]) -> Any:
+        step = ((body.get("response_format") or {}).get("json_schema") or {}).get("name")
+        fn = STEPS.get(step or "")
+        if fn is None:
+            return fallback(body)
+        user = next((m["content"] for m in reversed(body.get("messages", [])) if m.get("role") == "user"), "")
+        return fn(user if isinstance(user, str) else "")
+
+    return answer
