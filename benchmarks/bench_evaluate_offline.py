@@ -18,13 +18,14 @@ import tempfile
 import time
 from pathlib import Path
 
+from prism_review.dimensions.base import dimension_names
 from prism_review.judge.base import OfflineJudge
 from prism_review.judge.depth.encoder import load_encoder
 from prism_review.judge.novelty.embedder import load_embedder
 from prism_review.pipelines.results import read_results
 from prism_review.pipelines.runner import EvalOptions, run_evaluation
 
-DIMENSIONS = ["depth", "novelty", "flaws", "constructiveness"]
+DIMENSIONS = dimension_names()  # every registered dimension
 
 
 def main() -> None:

@@ -182,5 +182,5 @@ def test_work_units_one_per_review() -> None:
         "LLM_Reviewer",
     ]
     assert len({u.key for u in units}) == 4
-    assert [s.key for s in dim.metrics if s.headline] == ["doa", "r_premise", "s_depth"]
+    assert [s.key for s in dim.metrics if s.headline] == ["doa"]  # Table 1 shows DoA only
     assert dim.metrics[0].label == "DoA"

@@ -6,8 +6,14 @@ import json
 
 import pytest
 
-from prism_review.dimensions import base as dimbase
-from prism_review.dimensions.base import Dimension, MetricSpec, ResultRow, WorkUnit
+from prism_review.dimensions.base import (
+    Dimension,
+    MetricSpec,
+    ResultRow,
+    WorkUnit,
+    register_dimension,
+    unregister_dimension,
+)
 from prism_review.judge.base import OfflineJudge
 from prism_review.pipelines.results import read_results
 from prism_review.pipelines.runner import EvalOptions, RunSettingsError, run_evaluation
@@ -45,11 +51,11 @@ class _Count(Dimension):
 
 @pytest.fixture(autouse=True)
 def _toy():
-    dimbase._REGISTRY[_Count.name] = _Count
+    register_dimension(_Count)
     _Count.fail_on = set()
     _Count.calls = 0
     yield
-    dimbase._REGISTRY.pop(_Count.name, None)
+    unregister_dimension(_Count.name)
 
 
 def _opts(tmp_path, **kw):

@@ -74,7 +74,7 @@ def evaluate(
     venue: Annotated[list[str] | None, typer.Option("--venue", help="Venue(s) to include (repeatable)")] = None,
     system: Annotated[list[str] | None, typer.Option("--system", help="System(s) to evaluate (repeatable)")] = None,
     dimension: Annotated[
-        list[str] | None, typer.Option("--dimension", help="depth, novelty, flaws, constructiveness (repeatable; default all)")
+        list[str] | None, typer.Option("--dimension", help="Dimension(s) to run, by name (repeatable; default every registered one; an unknown name lists them)")
     ] = None,
     judge: Annotated[
         str, typer.Option(

@@ -1,7 +1,9 @@
 """The dimension contract: how a PRISM dimension plugs into ``prism evaluate``.
 
-A dimension is a set of judge steps, a metrics module and this plug-in, registered by name
-(``depth``, ``novelty``, ``flaws``, ``constructiveness``). The runner
+A dimension is a set of judge steps, a metrics module and this plug-in, declared in its own
+module and registered by name (:func:`register` / :func:`register_dimension`); every module of
+this package is imported on first use of the registry, so a new module registers itself
+(docs/extending.md, "Adding a dimension"). The runner
 (:mod:`prism_review.pipelines.runner`) walks every (venue, paper) of the data, asks the
 dimension for its *work units*, runs each unit once (resuming: a unit whose rows are all in the
 results log is never recomputed), and appends the unit's rows to the results log in one write.
@@ -11,7 +13,12 @@ results log is never recomputed), and appends the unit's rows to the results log
   yields one unit per review; the flaw dimension yields one unit per (paper, LLM system) pairing
   (plus a human-only unit); novelty yields one unit per (paper, system).
 * ``evaluate(unit, ctx)`` → the unit's result rows (one per review judged).
-* ``metrics`` → the metric columns of the Table-1 summary, in order.
+* ``metrics`` → the metric columns of the summary, in order; ``MetricSpec.headline`` marks the
+  ones shown in Table 1.
+* ``text_policy`` → which sections of a review the dimension reads
+  (:class:`~prism_review.systems.text_policy.TextPolicy`, applied by
+  :func:`prism_review.systems.text.review_text`).
+* ``order`` → the dimension's place among the others (Table-1 columns, default run order).
 
 Per-paper work shared by several units (novelty's paper side and candidate pool) goes through
 ``ctx.memo(key, fn)``, which persists it in the run folder so a resumed run does not redo it.
@@ -28,6 +35,7 @@ from pydantic import BaseModel, Field
 from prism_review.dimensions.settings import SettingSpec
 from prism_review.judge.base import Judge, StepResult, Usage
 from prism_review.records import Paper, Review
+from prism_review.systems.text_policy import TextPolicy
 
 RESULTS_SCHEMA_VERSION = 1
 
@@ -40,7 +48,7 @@ class MetricSpec(BaseModel):
     key: str  # key in ResultRow.metrics
     label: str  # column header, e.g. "DoA"
     higher_is_better: bool = True
-    headline: bool = False  # shown in the compact Table 1
+    headline: bool = False  # shown in the compact Table 1 (the only place that decides it)
     fmt: str = "{:.3f}"
 
 
@@ -127,6 +135,12 @@ class Dimension(ABC):
     name: ClassVar[str]
     label: ClassVar[str]
     metrics: ClassVar[list[MetricSpec]]
+    #: what the dimension reads of each review (None: it reads no review text)
+    text_policy: ClassVar[TextPolicy | None] = None
+    #: place among the dimensions (Table-1 columns, default run order); ties by name
+    order: ClassVar[int] = 100
+    #: what its Table-1 columns measure, printed under Table 1 (default: the column labels)
+    table1_note: ClassVar[str] = ""
     #: how the human rows of one paper become the paper's human value
     human_aggregation: ClassVar[str] = "per_review_mean"
     #: the ``--set`` settings this dimension reads (anything else is refused)
@@ -187,6 +201,7 @@ class Dimension(ABC):
 
 
 _REGISTRY: dict[str, type[Dimension]] = {}
+_LOADED = False
 
 
 def register(cls: type[Dimension]) -> type[Dimension]:
@@ -197,11 +212,25 @@ def register(cls: type[Dimension]) -> type[Dimension]:
     return cls
 
 
-def get_dimension(name: str) -> Dimension:
+#: the same as the :func:`register` decorator, for explicit calls
+register_dimension = register
+
+
+def unregister_dimension(name: str) -> None:
+    """Remove a registered dimension (e.g. a test's toy dimension); unknown names are ignored."""
+    _REGISTRY.pop(name, None)
+
+
+def dimension_class(name: str) -> type[Dimension]:
+    """The registered class of ``name`` (KeyError naming the known ones)."""
     load_builtin_dimensions()
     if name not in _REGISTRY:
-        raise KeyError(f"unknown dimension {name!r}; known: {', '.join(sorted(_REGISTRY))}")
-    return _REGISTRY[name]()
+        raise KeyError(f"unknown dimension {name!r}; known: {', '.join(dimension_names())}")
+    return _REGISTRY[name]
+
+
+def get_dimension(name: str) -> Dimension:
+    return dimension_class(name)()
 
 
 def all_setting_specs() -> list[SettingSpec]:
@@ -211,18 +240,25 @@ def all_setting_specs() -> list[SettingSpec]:
 
 
 def dimension_names() -> list[str]:
+    """The registered dimensions, by ``order`` then name."""
     load_builtin_dimensions()
-    order = ["depth", "novelty", "flaws", "constructiveness"]
-    return sorted(_REGISTRY, key=lambda n: (order.index(n) if n in order else 99, n))
+    return sorted(_REGISTRY, key=lambda n: (_REGISTRY[n].order, n))
 
 
 def load_builtin_dimensions() -> None:
-    """Import the built-in dimension modules so they register themselves."""
+    """Import every module of this package once, so the dimensions in it register themselves."""
+    global _LOADED
+    if _LOADED:
+        return
     import importlib
+    import pkgutil
 
-    for mod in ("depth", "novelty", "flaws", "constructiveness"):
-        try:
-            importlib.import_module(f"prism_review.dimensions.{mod}")
-        except ModuleNotFoundError as exc:  # a dimension not built yet
-            if exc.name != f"prism_review.dimensions.{mod}":
-                raise
+    import prism_review.dimensions as package
+
+    _LOADED = True  # set first: a module that uses the registry while importing does not recurse
+    try:
+        for info in pkgutil.iter_modules(package.__path__):
+            importlib.import_module(f"{package.__name__}.{info.name}")
+    except BaseException:
+        _LOADED = False
+        raise

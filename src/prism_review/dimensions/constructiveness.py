@@ -36,6 +36,7 @@ from prism_review.metrics.constructiveness import COUNT_KEYS, compute_review_met
 from prism_review.pipelines.protocol import is_economical
 from prism_review.records import Paper, Review
 from prism_review.systems.text import review_text
+from prism_review.systems.text_policy import FIRST_FOUR, AllText, TextPolicy
 
 #: reference metric name → results-log key
 KEY_MAP: dict[str, str] = {
@@ -71,19 +72,25 @@ class ConstructivenessDimension(Dimension):
 
     name: ClassVar[str] = "constructiveness"
     label: ClassVar[str] = "Constructiveness"
+    order: ClassVar[int] = 40
     metrics: ClassVar[list[MetricSpec]] = [
         MetricSpec(key="mcs", label="MCS", headline=True),
-        MetricSpec(key="d1", label="D1 Act.", headline=True),
-        MetricSpec(key="d2", label="D2 Spec.", headline=True),
-        MetricSpec(key="d3", label="D3 Just.", headline=True),
-        MetricSpec(key="d4", label="D4 Sol.", headline=True),
-        MetricSpec(key="d5", label="D5 Tone", headline=True),
+        MetricSpec(key="d1", label="D1 Act."),
+        MetricSpec(key="d2", label="D2 Spec."),
+        MetricSpec(key="d3", label="D3 Just."),
+        MetricSpec(key="d4", label="D4 Sol."),
+        MetricSpec(key="d5", label="D5 Tone"),
         MetricSpec(key="ar", label="AR"),
         MetricSpec(key="sd", label="SD"),
         MetricSpec(key="cd", label="CD"),
         MetricSpec(key="n_arcs", label="ARCs", fmt="{:.1f}"),
         MetricSpec(key="verbatim_rate", label="Verbatim"),
     ]
+    table1_note: ClassVar[str] = "MCS = mean constructiveness of the review's actionable comments (0-1)"
+    #: every text section, summary, strengths, weaknesses and questions first
+    text_policy: ClassVar[TextPolicy] = TextPolicy(
+        llm=AllText(first=FIRST_FOUR), human=AllText(first=FIRST_FOUR), original=True
+    )
 
     #: the metrics ``prism compare`` tests as one Holm family (the reference's nine)
     compare_metrics: ClassVar[list[str]] = ["mcs", "ar", "sd", "cd", "d1", "d2", "d3", "d4", "d5"]

@@ -45,6 +45,7 @@ from prism_review.metrics.depth import is_premise, review_metrics
 from prism_review.pipelines.protocol import is_economical
 from prism_review.records import Paper, Review
 from prism_review.systems.text import review_text
+from prism_review.systems.text_policy import AllText, Sections, TextPolicy
 
 METRIC_KEYS = ("doa", "r_premise", "s_depth", "doa_product", "n_units", "n_premises", "n_claims")
 
@@ -60,14 +61,24 @@ class DepthDimension(Dimension):
 
     name: ClassVar[str] = "depth"
     label: ClassVar[str] = "Depth of Analysis"
+    order: ClassVar[int] = 10
     metrics: ClassVar[list[MetricSpec]] = [
         MetricSpec(key="doa", label="DoA", headline=True),
-        MetricSpec(key="r_premise", label="R_premise", headline=True),
-        MetricSpec(key="s_depth", label="S_depth", headline=True),
+        MetricSpec(key="r_premise", label="R_premise"),
+        MetricSpec(key="s_depth", label="S_depth"),
         MetricSpec(key="doa_product", label="DoA (product)"),
         MetricSpec(key="n_units", label="ADUs", fmt="{:.1f}"),
         MetricSpec(key="n_premises", label="Premises", fmt="{:.1f}"),
     ]
+    table1_note: ClassVar[str] = "DoA = depth of analysis (grounded argument, 0-1)"
+    #: the argument of a review: its summary, strengths and weaknesses (ICML humans: every
+    #: rubric text field)
+    text_policy: ClassVar[TextPolicy] = TextPolicy(
+        llm=Sections(("summary", "strengths", "weaknesses", "strengths_weaknesses")),
+        human=Sections(("summary", "strengths", "weaknesses"), combined_fallback=True),
+        human_venues={"ICML2025": AllText()},
+        original=True,
+    )
 
     def work_units(
         self, paper: Paper, reviews: dict[str, list[Review]], systems: list[str]

@@ -56,10 +56,15 @@ from prism_review.metrics.cfi import LLM_ID, cfi_report, detected_flaws
 from prism_review.metrics.cps import add_cps_norm, score_review
 from prism_review.pipelines.protocol import is_economical
 from prism_review.records import Paper, Review
+from prism_review.systems.text_policy import AllText, Sections, TextPolicy
 
 HUMAN_ONLY_GROUP = "human-only-bank"
 __all__ = ["FlawsDimension", "HUMAN", "HUMAN_ONLY_GROUP", "PANEL_GROUP_SUFFIX", "panel_units",
            "pool", "review_text"]
+
+#: NeurIPS 2025 human reviews' Strengths, read for flaws under this heading
+NEURIPS_STRENGTHS_LABEL = "Strengths (may also contain weaknesses)"
+_SWQL = ("summary", "weaknesses", "questions", "limitations")
 
 
 @register
@@ -68,6 +73,27 @@ class FlawsDimension(Dimension):
 
     name: ClassVar[str] = "flaws"
     label: ClassVar[str] = "Flaw Identification & Prioritization"
+    order: ClassVar[int] = 30
+    table1_note: ClassVar[str] = (
+        "Critical / Minor recall, nCPS = flaws found among the consensus flaws, and how "
+        "well they are prioritised"
+    )
+    #: where a review states flaws: summary, weaknesses, questions, limitations when
+    #: substantive; per venue for humans (ICML: every rubric field; NeurIPS: the strengths
+    #: too, as its reviewers put weaknesses there)
+    text_policy: ClassVar[TextPolicy] = TextPolicy(
+        llm=Sections(_SWQL, combined_fallback=True),
+        human=Sections(_SWQL, combined_fallback=True),
+        human_venues={
+            "ICML2025": AllText(),
+            "ICLR2024": Sections(("summary", "weaknesses", "questions"), combined_fallback=True),
+            "NeurIPS2025": Sections(
+                ("summary", "strengths", "weaknesses", "questions", "limitations"),
+                labels={"strengths": NEURIPS_STRENGTHS_LABEL},
+            ),
+        },
+        original=True,
+    )
     metrics: ClassVar[list[MetricSpec]] = [
         MetricSpec(key="critical_recall", label="Critical recall", headline=True),
         MetricSpec(key="minor_recall", label="Minor recall", headline=True),

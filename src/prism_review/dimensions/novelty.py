@@ -24,10 +24,6 @@ rate (N6; compat gives NS 0.5).
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import os
-import shutil
-from pathlib import Path
 from typing import Any, ClassVar
 
 from prism_review.dimensions.base import (
@@ -66,14 +62,21 @@ from prism_review.judge.novelty.verify import PairError, assemble, related_works
 from prism_review.metrics.novelty import POLICIES, STANCES, review_metrics
 from prism_review.pipelines.protocol import is_economical, protocol_of
 from prism_review.records import Paper, Review
+from prism_review.retrieval.factory import (
+    RETRIEVAL_MODES,
+    data_root_of,
+    make_retriever,
+    retrieval_mode,
+)
 from prism_review.retrieval.pool import build_pool
-from prism_review.systems.text import panel_text, review_text
+from prism_review.systems.text import review_text
+from prism_review.systems.text_compat import load_review_text
+from prism_review.systems.text_policy import AllText, TextPolicy
 from prism_review.venues import get_venue
 
 HUMAN = "human"
 PANEL_ID = "panel"
 AGG_MODES = ("per_review_mean", "panel_concat")
-RETRIEVAL_MODES = ("local", "s2", "none")
 #: characters of the paper context standing in for a missing abstract
 ABSTRACT_FALLBACK_CHARS = 2000
 
@@ -82,76 +85,30 @@ def _review_text(review: Review, compat: bool) -> str:
     return review_text(review, "novelty", compat=compat)
 
 
-def _panel_text(reviews: list[Review], venue: str, compat: bool) -> str:
-    return panel_text(reviews, venue, compat=compat)
+def panel_text(reviews: list[Review], venue: str, *, compat: bool = False) -> str:
+    """The human panel mode (§5.1 rule 4): all of a paper's reviews as one text.
+
+    Clean: each review's novelty text under a ``### Reviewer Human_k`` heading (no ratings, so
+    no score text is mined as a claim). Compat: the original's rendering of the human file
+    (``### Reviewer i (Rating: …)`` + ``## Key`` sections for the ICLR keys only).
+    """
+    get_venue(venue)  # validates the venue name
+    if not reviews:
+        return ""
+    if compat:
+        raw = reviews[0].extra.get("raw_text")
+        if isinstance(raw, str) and raw.strip():
+            return load_review_text(raw, is_txt=False)
+    blocks = []
+    for r in reviews:
+        text = _review_text(r, False)
+        if text.strip():
+            blocks.append(f"### Reviewer {r.reviewer_id}\n\n{text}")
+    return "\n\n".join(blocks)
 
 
 class RetrievalFailed(RuntimeError):
     """All of a paper's retrieval queries failed (the unit errors and is retried next run)."""
-
-
-class NoRetrieval:
-    """``retrieval=none``: every query returns nothing; claims are extracted (claim rate) but
-    not checked, so NS/SR/SSR are null (compat: final score 0.0, NS 0.5, as the original)."""
-
-    name = "none"
-
-    async def search(self, query: str, limit: int = 10) -> list[dict[str, Any]]:
-        return []
-
-    def describe(self) -> dict[str, Any]:
-        return {"backend": "none"}
-
-
-def _data_root(paper: Paper) -> Path | None:
-    if not paper.source_path:
-        return None
-    p = Path(paper.source_path)
-    return p.parents[2] if p.parent.name == "papers" and len(p.parents) >= 3 else None
-
-
-def default_index_dir(root: Path | None) -> Path:
-    """Cache folder of the index built on first use for ``root`` (keyed by its papers' listing):
-    ``$PRISM_CACHE_DIR/novelty-index/<hash>``, else under the user cache dir."""
-    import platformdirs
-
-    h = hashlib.sha256(str(root).encode())
-    if root is not None:
-        for d in sorted(root.glob("*/papers")):
-            for f in sorted(d.iterdir()):
-                h.update(f"{f.name}:{f.stat().st_size}:{f.stat().st_mtime_ns}".encode())
-    env = os.environ.get("PRISM_CACHE_DIR")
-    base = Path(env).expanduser() if env else Path(platformdirs.user_cache_dir("prism-review", appauthor=False))
-    return base / "novelty-index" / h.hexdigest()[:16]
-
-
-def ensure_local_index(index_dir: str | Path | None, root: Path | None) -> Any:
-    """Open ``index_dir``, or build (once) an index of ``root`` (else the demo) in the cache."""
-    from prism_review.retrieval import sources
-    from prism_review.retrieval.local_index import MANIFEST, LocalIndex, build_index
-
-    if index_dir:
-        return LocalIndex(index_dir)
-    path = default_index_dir(root)
-    if not (path / MANIFEST).is_file():
-        docs = list(sources.docs_from_layout(root)) if root is not None else list(sources.docs_from_demo())
-        lit = sources.bundled_literature()
-        if lit is not None and root is not None:
-            docs += list(sources.docs_from_jsonl(lit))
-        if path.exists():  # a leftover without a manifest (an interrupted build)
-            shutil.rmtree(path, ignore_errors=True)
-        tmp = path.with_name(f"{path.name}.tmp{os.getpid()}")
-        build_index(tmp, docs, sources=[f"data:{root}" if root else "demo"])
-        try:
-            os.replace(tmp, path)  # atomic: a concurrent run either sees no index or a whole one
-        except OSError:  # another process won the race
-            shutil.rmtree(tmp, ignore_errors=True)
-    return LocalIndex(path)
-
-
-def retrieval_mode(ctx: RunContext) -> str:
-    """The run's retrieval backend: ``local`` (default), ``s2`` or ``none``."""
-    return str(ctx.setting("retrieval", "local") or "local").lower()
 
 
 async def get_retriever(ctx: RunContext, paper: Paper) -> Any:
@@ -161,23 +118,7 @@ async def get_retriever(ctx: RunContext, paper: Paper) -> Any:
     lock = ctx.services.setdefault("novelty_retriever_lock", asyncio.Lock())
     async with lock:
         if "novelty_retriever" not in ctx.services:
-            mode = retrieval_mode(ctx)
-            if mode == "none":
-                r: Any = NoRetrieval()
-            elif mode == "s2":
-                from prism_review.retrieval.s2 import SemanticScholarClient
-
-                r = SemanticScholarClient(
-                    base_url=ctx.setting("s2_base_url"),
-                    min_interval=float(ctx.setting("s2_min_interval", 1.5)),
-                    max_attempts=ctx.setting("s2_max_attempts"),
-                    retry_delay=float(ctx.setting("s2_retry_delay", 1.0)),
-                )
-            elif mode == "local":
-                r = ensure_local_index(ctx.setting("index_dir"), _data_root(paper))
-            else:
-                raise ValueError(f"unknown retrieval backend {mode!r}; use local, s2 or none")
-            ctx.services["novelty_retriever"] = r
+            ctx.services["novelty_retriever"] = make_retriever(ctx.settings, data_root_of(paper))
     return ctx.services["novelty_retriever"]
 
 
@@ -202,15 +143,22 @@ class NoveltyDimension(Dimension):
 
     name: ClassVar[str] = "novelty"
     label: ClassVar[str] = "Novelty Assessment"
+    order: ClassVar[int] = 20
     metrics: ClassVar[list[MetricSpec]] = [
         MetricSpec(key="ns", label="NS", headline=True),
         MetricSpec(key="sr", label="SR", headline=True),
         MetricSpec(key="ssr", label="SSR", headline=True),
-        MetricSpec(key="has_claim", label="Claim rate", headline=True),
+        MetricSpec(key="has_claim", label="Claim rate"),
         MetricSpec(key="n_claims", label="Claims/review", fmt="{:.2f}"),
         MetricSpec(key="mean_score", label="Mean claim score", fmt="{:.2f}"),
         *[MetricSpec(key=f"stance_{s}", label=f"Stance {s}") for s in STANCES],
     ]
+    table1_note: ClassVar[str] = (
+        "NS / SR / SSR = the review's novelty claims checked against prior work: "
+        "normalised score, support rate, strict support rate (0-1)"
+    )
+    #: every text section of the review (score, decision and meta sections left out)
+    text_policy: ClassVar[TextPolicy] = TextPolicy(llm=AllText(), human=AllText(), original=True)
     human_aggregation: ClassVar[str] = "per_review_mean"
     setting_specs: ClassVar[tuple[SettingSpec, ...]] = (
         SettingSpec("retrieval", "literature search backend", choices=RETRIEVAL_MODES),
@@ -296,7 +244,7 @@ class NoveltyDimension(Dimension):
         side_rec = await self._paper_side(ctx, paper)
         pool = await self._pool(ctx, paper, side_rec["side"])
         if unit.system == HUMAN and mode == "panel_concat":
-            texts = [(PANEL_ID, _panel_text(unit.reviews, unit.venue, ctx.compat))]
+            texts = [(PANEL_ID, panel_text(unit.reviews, unit.venue, compat=ctx.compat))]
         else:
             # compat text needs the raw file; without it (e.g. in-memory reviews) use the clean text
             texts = [(r.reviewer_id, _review_text(r, ctx.compat) or _review_text(r, False)) for r in unit.reviews]
@@ -327,7 +275,7 @@ class NoveltyDimension(Dimension):
         outcomes = await self._verdicts(ctx, paper_inputs, claims, works, usage)
         policy = str(ctx.setting("novelty_policy", "top3_relevance"))
         result = assemble(claims, works, outcomes, policy=policy, compat=ctx.compat)
-        unchecked = retrieval_mode(ctx) == "none" and not ctx.compat
+        unchecked = retrieval_mode(ctx.settings) == "none" and not ctx.compat
         if unchecked:  # no literature was searched: the claims cannot be checked, not score 0
             for a in result["aggregated"]:
                 a["final_score"] = None

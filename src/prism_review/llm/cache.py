@@ -17,25 +17,22 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import os
 import sqlite3
 import threading
 import time
 from pathlib import Path
 from typing import Any
 
-import platformdirs
+from prism_review.cache_dir import cache_root
 
 CACHE_FILE = "llm-cache.sqlite3"
 log = logging.getLogger("prism_review.llm")
 
 
 def default_cache_dir() -> Path:
-    """``$PRISM_CACHE_DIR``, else the user cache dir (``$XDG_CACHE_HOME/prism-review``)."""
-    env = os.environ.get("PRISM_CACHE_DIR")
-    if env:
-        return Path(env).expanduser()
-    return Path(platformdirs.user_cache_dir("prism-review", appauthor=False))
+    """``$PRISM_CACHE_DIR``, else the user cache dir (``$XDG_CACHE_HOME/prism-review``): the
+    one cache root (:func:`prism_review.cache_dir.cache_root`)."""
+    return cache_root()
 
 
 def request_key(payload: dict[str, Any]) -> str:

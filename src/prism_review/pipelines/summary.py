@@ -47,23 +47,9 @@ class SummaryRow(BaseModel):
     n: int
 
 
-#: the compact Table 1 (the PRISM paper's headline columns); other dimensions use their
-#: ``MetricSpec.headline`` flags
-TABLE1: dict[str, list[str]] = {
-    "depth": ["doa"],
-    "novelty": ["ns", "sr", "ssr"],
-    "flaws": ["critical_recall", "minor_recall", "ncps"],
-    "constructiveness": ["mcs"],
-}
-
-
 def headline_specs(dim: Dimension) -> list[MetricSpec]:
-    """The metrics of ``dim`` shown in Table 1, in order."""
-    keys = TABLE1.get(dim.name)
-    if keys is None:
-        return [s for s in dim.metrics if s.headline]
-    by_key = {s.key: s for s in dim.metrics}
-    return [by_key[k] for k in keys if k in by_key]
+    """The metrics of ``dim`` shown in Table 1 (its ``MetricSpec.headline`` ones), in order."""
+    return [s for s in dim.metrics if s.headline]
 
 
 def describe(values: Iterable[float]) -> Stat:

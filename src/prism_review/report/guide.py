@@ -6,17 +6,20 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from prism_review.pipelines.summary import SummaryRow
+from prism_review.pipelines.summary import SummaryRow, headline_specs
 
-#: what each Table-1 column measures, per dimension (the headline metrics of ``summary.TABLE1``)
-_COLUMNS = {
-    "depth": "DoA = depth of analysis (grounded argument, 0-1)",
-    "novelty": "NS / SR / SSR = the review's novelty claims checked against prior work: "
-    "normalised score, support rate, strict support rate (0-1)",
-    "flaws": "Critical / Minor recall, nCPS = flaws found among the consensus flaws, and how "
-    "well they are prioritised",
-    "constructiveness": "MCS = mean constructiveness of the review's actionable comments (0-1)",
-}
+
+def _column_notes(present: set[str]) -> list[str]:
+    """What the Table-1 columns of the registered dimensions in ``present`` measure, in their
+    order (``Dimension.table1_note``, else the columns' labels)."""
+    from prism_review.dimensions.base import dimension_names, get_dimension
+
+    out = []
+    for name in dimension_names():
+        if name in present:
+            dim = get_dimension(name)
+            out.append(dim.table1_note or " / ".join(s.label for s in headline_specs(dim)))
+    return [n for n in out if n]
 
 
 def _row_lines(groups: set[str]) -> list[str]:
@@ -73,12 +76,12 @@ def table1_guide(
 ) -> list[str]:
     """Lines explaining Table 1 of the run in ``out`` and the next commands to try."""
     groups = {r.system for r in summary if r.venue == "ALL" and r.mean is not None}
-    dims = [d for d in _COLUMNS if any(r.dimension == d for r in summary)]
+    notes = _column_notes({r.dimension for r in summary})
     lines = [*fidelity_lines(manifest), "How to read Table 1"]
     lines += _row_lines(groups)
-    if dims:
-        lines.append("columns  " + _COLUMNS[dims[0]])
-        lines += ["         " + _COLUMNS[d] for d in dims[1:]]
+    if notes:
+        lines.append("columns  " + notes[0])
+        lines += ["         " + n for n in notes[1:]]
     lines += [
         "cells    mean ± sd over papers (n = papers with a value); a paper's value is the mean "
         "over its reviews",
