@@ -34,11 +34,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tests.injection.corpus import INJECTIONS, control_for
+
 from prism_review.dimensions.base import get_dimension
 from prism_review.judge.base import OfflineJudge
 from prism_review.pipelines.results import read_results
 from prism_review.pipelines.runner import EvalOptions, run_evaluation
-from tests.injection.corpus import INJECTIONS, control_for
 
 DEMO = Path(__file__).resolve().parents[2] / "src" / "prism_review" / "resources" / "demo"
 VENUE = "ICLR2024"
@@ -228,10 +229,18 @@ def measure(n_reviews: int = 2, plan: list[Case] | None = None, *,
     seconds = time.perf_counter() - t0
     if res.units_failed:
         raise RuntimeError(f"injection run failed: {res.units_failed} units")
-    rows = {(r.dimension, r.system, r.paper_id): r for r in read_results(tmp / "run")
-            if r.system in set(systems)}
-    m = Measurement(reviews=[(pid, sid) for pid, sid, _ in reviews], plan=plan, seconds=seconds,
-                    units=res.units_done, input_problems=list(res.input_problems))
+    m = collect(tmp / "run", reviews, plan)
+    m.seconds, m.units, m.input_problems = seconds, res.units_done, list(res.input_problems)
+    return m
+
+
+def collect(run: Path, reviews: list[tuple[str, str, list[dict[str, str]]]],
+            plan: list[Case]) -> Measurement:
+    """The moves of a finished run folder of :func:`measure`."""
+    systems = {"base", *[c.system for c in plan]}
+    rows = {(r.dimension, r.system, r.paper_id): r for r in read_results(run)
+            if r.system in systems}
+    m = Measurement(reviews=[(pid, sid) for pid, sid, _ in reviews], plan=plan)
     for dim, metric in metric_keys():
         per: dict[str, dict[tuple[str, str, str], float]] = {"inj": {}, "c1": {}, "c2": {}}
         for case in plan:
