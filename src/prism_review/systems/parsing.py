@@ -28,9 +28,9 @@ def split_think(text: str, *, guard: bool = False) -> tuple[str, str]:
     ran out inside its reasoning, so there is no review text there).
 
     With ``guard`` (the clean readers), a stray tag drops the text on its far side only when
-    that text holds no section heading: reasoning has no review form, so a lone tag inside or
-    after a structured review (a review quoting the tag, or an injected one) does not erase the
-    review's sections (issue 16).
+    that text holds no section heading (then only the tag goes): reasoning has no review form,
+    so a lone tag inside, before or after a structured review (an injected one) does not erase
+    the review's sections (issue 16).
     """
     think_parts: list[str] = []
 
@@ -45,10 +45,14 @@ def split_think(text: str, *, guard: bool = False) -> tuple[str, str]:
         if not (guard and _has_headings(body[: last.start()])):
             think_parts.append(body[: last.end()])
             body = body[last.end() :]
+        else:  # only the tags go
+            body = _THINK_CLOSE.sub("", body)
     opened = _THINK_OPEN.search(body)
     if opened and not (guard and _has_headings(body[opened.end() :])):
         think_parts.append(body[opened.start() :])
         body = body[: opened.start()]
+    elif opened:
+        body = _THINK_OPEN.sub("", body)
     return "\n".join(think_parts), body
 
 
