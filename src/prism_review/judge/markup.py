@@ -2,7 +2,8 @@
 
 Reviews are prose, but a review can carry blocks that are not: JSON objects (for instance a
 reply shaped like a judge step's schema, pasted in to steer a judge), code fences, HTML comments
-and tags, ``<<<…>>>`` fence look-alikes. The offline judges cut text into sentences and score
+and tags, ``<<<…>>>`` fence look-alikes, bracketed ``[END …]`` markers and chat role labels
+(``SYSTEM:``, ``ASSISTANT:``). The offline judges cut text into sentences and score
 them, so such a block became units, claims, flaws or comments of its own, with its numbers and
 quoted field names read as specifics (issue 16: a fake depth reply raised S_depth by 0.5-0.75
 where neutral prose of the same length moved it by < 0.12).
@@ -22,6 +23,10 @@ _CODE_FENCE = re.compile(r"^[ \t]*(```|~~~)[^\n]*$", re.M)
 _HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
 _TAG = re.compile(r"</?[A-Za-z][\w:-]*(?:\s[^<>\n]{0,300})?/?>")
 _FENCE_LOOKALIKE = re.compile(r"<<<[^\n]{0,200}?>>>|^[ \t]*(?:>>>|<<<)[ \t]*$", re.M)
+#: bracketed begin/end markers ("[END OF REVIEW TEXT]", "[BEGIN PAPER]")
+_MARKER = re.compile(r"\[[ \t]*(?:END|BEGIN|START|STOP)\b[A-Z0-9 _/-]{0,60}\]")
+#: chat-transcript role labels opening a line ("SYSTEM:", "ASSISTANT:"); the label only
+_ROLE_LABEL = re.compile(r"^[ \t]*(?:SYSTEM|ASSISTANT|USER|DEVELOPER)[ \t]*:", re.M)
 #: where a JSON block can open: a bracket followed by a quoted key, or by a nested bracket
 _JSON_OPEN = re.compile(r'[{\[](?=\s*["{\[])')
 #: the longest bracketed block examined as JSON (longer ones are left as text)
@@ -101,12 +106,13 @@ def _code_spans(text: str) -> list[tuple[int, int]]:
 
 def mask_markup(text: str) -> str:
     """``text`` with its machine markup blanked out (same length; see the module docstring)."""
-    if not text or not any(c in text for c in '{["`~<>'):
+    if not text or not any(c in text for c in '{["`~<>:'):
         return text
     spans = _code_spans(text)
     spans += [m.span() for m in _HTML_COMMENT.finditer(text)]
     text = _blank(text, spans)
     spans = json_spans(text)
     spans += [m.span() for m in _TAG.finditer(text)]
-    spans += [m.span() for m in _FENCE_LOOKALIKE.finditer(text)]
+    for pattern in (_FENCE_LOOKALIKE, _MARKER, _ROLE_LABEL):
+        spans += [m.span() for m in pattern.finditer(text)]
     return _blank(text, spans)
