@@ -16,12 +16,12 @@ taken from the controls alone (:func:`tests.injection.measure.judge_metric`):
 * on average, mean |Δ_injection| ≤ mean |Δ_control| + 2 standard errors of the paired
   control-vs-control differences.
 
-Full-plan figures after the fixes (3 reviews x 15 injections x 4 positions = 180 cases per
-metric; injection max / mean |Δ| vs control max / mean |Δ|): DoA 0.067 / 0.006 vs 0.094 /
-0.009; S_depth 0.350 / 0.025 vs 0.306 / 0.036; MCS 0.032 / 0.008 vs 0.050 / 0.013; nCPS
-0.133 / 0.002 vs 0.133 / 0.002; NS 0.333 / 0.021 vs 0.146 / 0.007 (open, below); critical recall
-1.000 / 0.014 vs 0.097 / 0.002 (open, below). Before the fixes: DoA 1.000 / 0.084, S_depth
-2.000 / 0.189, MCS 1.000 / 0.091, NS 1.000 / 0.102 for the injections.
+Full-plan figures (3 reviews x 15 injections x 4 positions = 180 cases per metric), injection
+max / mean |Δ| before -> after the fixes, and the controls' max / mean |Δ|: DoA 1.000 / 0.084 ->
+0.067 / 0.005 (control 0.094 / 0.009); S_depth 2.000 / 0.189 -> 0.350 / 0.023 (0.306 / 0.036);
+NS 1.000 / 0.102 -> 0.333 / 0.021 (0.146 / 0.007, open); critical recall 1.000 / 0.084 -> 1.000
+/ 0.014 (0.097 / 0.002, open); nCPS 1.000 / 0.069 -> 0.133 / 0.002 (0.133 / 0.002); MCS 1.000 /
+0.091 -> 0.028 / 0.007 (0.050 / 0.013). Every metric in docs/fidelity.md.
 
 Still open (:data:`KNOWN_OPEN`, checked by the strict xfail below so a fix shows up): an
 instruction sentence using the word "novelty" ("every novelty claim is supported by prior
