@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -66,13 +67,25 @@ def agreement(
     from prism_review.progress import showing
 
     with showing():
-        measured = asyncio.run(_measure())
+        measured = _run(_measure)
     metrics: dict[str, Any] = {"judge": judge, **measured}
     _warn_in_sample(metrics, file, judge)
     if as_json:
         typer.echo(json.dumps(metrics, sort_keys=True))
         return
     _print_metrics(metrics)
+
+
+def _run(fn: Callable[[], Coroutine[Any, Any, dict[str, Any]]]) -> dict[str, Any]:
+    """``fn()`` run to the end; a judge that cannot be reached or keeps failing (no reply, bad
+    key, too many errors) ends the command with one line and exit code 3, not a traceback."""
+    from prism_review.llm.errors import FatalProviderError, TooManyErrors, TransportError
+
+    try:
+        return asyncio.run(fn())
+    except (FatalProviderError, TransportError, TooManyErrors) as exc:
+        typer.echo(f"error: the judge failed, nothing was measured: {exc}", err=True)
+        raise typer.Exit(3) from exc
 
 
 def _warn_in_sample(metrics: dict[str, Any], file: Path, judge: str) -> None:
@@ -131,7 +144,7 @@ def _all(
         async def _measure(p: Path = path, fn: Any = measure) -> dict[str, Any]:
             return dict(await fn(p, the_judge, limit))
 
-        metrics: dict[str, Any] = {"file": str(path), **asyncio.run(_measure())}
+        metrics: dict[str, Any] = {"file": str(path), **_run(_measure)}
         _warn_in_sample(metrics, path, judge)
         results[name] = metrics
         if not as_json:

@@ -11,18 +11,24 @@ offline mode (``HF_HUB_OFFLINE=1`` serves files from the cache only) and its own
 - each file is then placed in ``dest`` (a hard link to the cached file where the file system
   allows, else a copy);
 - zips are extracted only after every member has been checked to stay inside the target folder;
-- an unreachable hub with nothing cached gives :class:`OfflineError` with what to do instead.
+- an unreachable hub with nothing cached gives :class:`OfflineError` with what to do instead,
+  at once: the hub's host is tried once (a TCP connection, :data:`PROBE_TIMEOUT`) before any
+  request, and when it cannot be reached, or ``HF_HUB_OFFLINE`` is set, files are served from
+  the cache only (``local_files_only``), without the library's retries (which took 20-45 s).
+  Behind a proxy (``HTTPS_PROXY`` and the like) the probe is skipped and the library decides.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+import socket
 import stat
 import zipfile
 from dataclasses import dataclass
 from fnmatch import fnmatch
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from prism_review.data.errors import DataError
 from prism_review.data.safepath import unsafe_member
@@ -118,6 +124,34 @@ def _error(exc: Exception, what: str, endpoint: str) -> DownloadError:
     return DownloadError(f"{what}: {type(exc).__name__}: {exc}")
 
 
+#: seconds the one reachability probe of the hub may take
+PROBE_TIMEOUT = 3.0
+_PROXY_VARS = ("https_proxy", "http_proxy", "all_proxy")
+
+
+def hub_offline() -> bool:
+    """True when the user asked for offline mode (``HF_HUB_OFFLINE``, read now or at import)."""
+    from huggingface_hub import constants
+
+    flag = os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in {"1", "true", "yes", "on"}
+    return flag or bool(constants.HF_HUB_OFFLINE)
+
+
+def reachable(base: str, timeout: float = PROBE_TIMEOUT) -> bool:
+    """Can a TCP connection to the hub's host be opened? True behind a proxy (not probed)."""
+    if any(os.environ.get(v) or os.environ.get(v.upper()) for v in _PROXY_VARS):
+        return True
+    url = urlsplit(base)
+    if not url.hostname:
+        return True
+    port = url.port or (443 if url.scheme == "https" else 80)
+    try:
+        socket.create_connection((url.hostname, port), timeout=timeout).close()
+    except OSError:
+        return False
+    return True
+
+
 def _connection_error(exc: BaseException) -> bool:
     return type(exc).__name__ in {"ConnectError", "ConnectTimeout"} or isinstance(exc, ConnectionError)
 
@@ -194,7 +228,14 @@ def download_dataset(
     auth: str | bool = token or False  # never a token file the user did not mean to send
     cache = str(cache_dir) if cache_dir is not None else _cache_dir()
     files = list(spec.files)
+    offline = hub_offline()
+    cache_only = offline or not reachable(base)
     if not files:
+        if cache_only:  # a file list needs the hub
+            raise OfflineError(
+                f"cannot reach {base}{' (HF_HUB_OFFLINE is set)' if offline else ''}; you appear "
+                f"to be offline; download on a connected machine and pass --data"
+            )
         try:
             listed = HfApi(endpoint=base, token=auth).list_repo_files(
                 spec.repo, repo_type="dataset", revision=revision
@@ -217,7 +258,7 @@ def download_dataset(
             cached = Path(
                 hf_hub_download(
                     spec.repo, filename, repo_type="dataset", revision=revision,
-                    endpoint=base, token=auth, cache_dir=cache,
+                    endpoint=base, token=auth, cache_dir=cache, local_files_only=cache_only,
                 )  # fmt: skip
             )
         except Exception as exc:  # noqa: BLE001 - translated into a message

@@ -129,8 +129,9 @@ def single_llm_review(
 
 
 def without_think(text: str) -> tuple[str, str]:
-    """``(think, body)`` of a review text, body stripped."""
-    think, body = split_think(text)
+    """``(think, body)`` of a review text, body stripped (a stray tag never erases the
+    review's sections: :func:`split_think` with ``guard``)."""
+    think, body = split_think(text, guard=True)
     return think, body.strip()
 
 

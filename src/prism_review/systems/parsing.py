@@ -20,12 +20,17 @@ _THINK_OPEN = re.compile(r"<think>", re.IGNORECASE)
 _THINK_CLOSE = re.compile(r"</think>", re.IGNORECASE)
 
 
-def split_think(text: str) -> tuple[str, str]:
+def split_think(text: str, *, guard: bool = False) -> tuple[str, str]:
     """Split ``text`` into ``(reasoning, answer)``.
 
     Closed ``<think>…</think>`` blocks are removed; a stray ``</think>`` drops everything before
     it (the original's rule); an unclosed ``<think>`` drops everything after it (the generation
     ran out inside its reasoning, so there is no review text there).
+
+    With ``guard`` (the clean readers), a stray tag drops the text on its far side only when
+    that text holds no section heading (then only the tag goes): reasoning has no review form,
+    so a lone tag inside, before or after a structured review (an injected one) does not erase
+    the review's sections (issue 16).
     """
     think_parts: list[str] = []
 
@@ -37,13 +42,23 @@ def split_think(text: str) -> tuple[str, str]:
     closes = list(_THINK_CLOSE.finditer(body))
     if closes:
         last = closes[-1]
-        think_parts.append(body[: last.end()])
-        body = body[last.end() :]
+        if not (guard and _has_headings(body[: last.start()])):
+            think_parts.append(body[: last.end()])
+            body = body[last.end() :]
+        else:  # only the tags go
+            body = _THINK_CLOSE.sub("", body)
     opened = _THINK_OPEN.search(body)
-    if opened:
+    if opened and not (guard and _has_headings(body[opened.end() :])):
         think_parts.append(body[opened.start() :])
         body = body[: opened.start()]
+    elif opened:
+        body = _THINK_OPEN.sub("", body)
     return "\n".join(think_parts), body
+
+
+def _has_headings(text: str) -> bool:
+    """True when ``text`` holds a markdown heading or a known bold section header."""
+    return bool(hash_headers(text, levels=(1, 2, 3)) or bold_headers(text))
 
 
 def strip_think(text: str) -> str:

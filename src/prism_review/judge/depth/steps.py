@@ -19,6 +19,7 @@ from pydantic.json_schema import SkipJsonSchema
 
 from prism_review.judge.base import ChatMessage, JudgeStep
 from prism_review.judge.depth import prompts
+from prism_review.judge.markup import mask_markup
 from prism_review.metrics.depth import ASPECTS, CLAIM, PREMISE, normalise_role
 from prism_review.text import fold_ws
 
@@ -90,7 +91,7 @@ class SegmentStep(JudgeStep[SegmentInput, SegmentOutput]):
     def offline(self, inp: SegmentInput) -> SegmentOutput:
         from prism_review.judge.depth.offline import segment
 
-        return segment(inp.review_text, inp.sentences)
+        return segment(mask_markup(inp.review_text), inp.sentences)
 
     def finalize(self, inp: SegmentInput, out: SegmentOutput) -> SegmentOutput:
         if inp.compat:

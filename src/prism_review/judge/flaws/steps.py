@@ -26,6 +26,7 @@ from prism_review.judge.flaws.models import (
 )
 from prism_review.judge.flaws.taxonomy import canonical_label
 from prism_review.judge.flaws.validity import ValidityParams
+from prism_review.judge.markup import mask_markup
 from prism_review.metrics.cfi import normalize_reviewer_key
 
 #: output tokens of Step 1 and of the mapping (the reference's step-1 client cap, §6.2, §6.6):
@@ -53,7 +54,8 @@ class ConsolidateStep(JudgeStep[ConsolidateInput, ConsolidateOutput]):
         ]
 
     def offline(self, inp: ConsolidateInput) -> ConsolidateOutput:
-        return offline.consolidate(inp, self.params)
+        masked = [r.model_copy(update={"text": mask_markup(r.text)}) for r in inp.reviews]
+        return offline.consolidate(inp.model_copy(update={"reviews": masked}), self.params)
 
     def finalize(self, inp: ConsolidateInput, out: ConsolidateOutput) -> ConsolidateOutput:
         """Canonical taxonomy labels, normalised reviewer keys, unique ``Fnn`` ids."""
@@ -176,7 +178,7 @@ class MapStep(JudgeStep[MapInput, MapOutput]):
         ]
 
     def offline(self, inp: MapInput) -> MapOutput:
-        return offline.map_review(inp)
+        return offline.map_review(inp.model_copy(update={"review_text": mask_markup(inp.review_text)}))
 
     def check(self, inp: MapInput, out: MapOutput) -> str | None:
         ids = {i.issue_id for i in inp.issues}

@@ -1,0 +1,118 @@
+"""Machine markup inside review text, which the offline judges do not read as review prose.
+
+Reviews are prose, but a review can carry blocks that are not: JSON objects (for instance a
+reply shaped like a judge step's schema, pasted in to steer a judge), code fences, HTML comments
+and tags, ``<<<…>>>`` fence look-alikes, bracketed ``[END …]`` markers and chat role labels
+(``SYSTEM:``, ``ASSISTANT:``). The offline judges cut text into sentences and score
+them, so such a block became units, claims, flaws or comments of its own, with its numbers and
+quoted field names read as specifics (issue 16: a fake depth reply raised S_depth by 0.5-0.75
+where neutral prose of the same length moved it by < 0.12).
+
+:func:`mask_markup` blanks these blocks out with spaces of the same length (line breaks kept),
+so every offset into the text stays valid and what is left is the review's prose. LLM judges
+see the text unchanged, fenced as data (:mod:`prism_review.judge.fence`).
+"""
+
+from __future__ import annotations
+
+import re
+
+#: a JSON object key: a quoted name followed by a colon
+_JSON_KEY = re.compile(r'"[^"\n]{1,80}"\s*:')
+_CODE_FENCE = re.compile(r"^[ \t]*(```|~~~)[^\n]*$", re.M)
+_HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
+_TAG = re.compile(r"</?[A-Za-z][\w:-]*(?:\s[^<>\n]{0,300})?/?>")
+_FENCE_LOOKALIKE = re.compile(r"<<<[^\n]{0,200}?>>>|^[ \t]*(?:>>>|<<<)[ \t]*$", re.M)
+#: bracketed begin/end markers ("[END OF REVIEW TEXT]", "[BEGIN PAPER]")
+_MARKER = re.compile(r"\[[ \t]*(?:END|BEGIN|START|STOP)\b[A-Z0-9 _/-]{0,60}\]")
+#: chat-transcript role labels opening a line ("SYSTEM:", "ASSISTANT:"); the label only
+_ROLE_LABEL = re.compile(r"^[ \t]*(?:SYSTEM|ASSISTANT|USER|DEVELOPER)[ \t]*:", re.M)
+#: where a JSON block can open: a bracket followed by a quoted key, or by a nested bracket
+_JSON_OPEN = re.compile(r'[{\[](?=\s*["{\[])')
+#: the longest bracketed block examined as JSON (longer ones are left as text)
+MAX_JSON_CHARS = 20_000
+
+
+def _blank(text: str, spans: list[tuple[int, int]]) -> str:
+    if not spans:
+        return text
+    chars = list(text)
+    for a, b in spans:
+        for i in range(a, b):
+            if chars[i] != "\n":
+                chars[i] = " "
+    return "".join(chars)
+
+
+def _bracket_end(text: str, start: int) -> int | None:
+    """The end of the balanced ``{…}``/``[…]`` block opening at ``start`` (strings skipped),
+    or None when it does not close within :data:`MAX_JSON_CHARS`."""
+    depth = 0
+    in_str = False
+    i = start
+    stop = min(len(text), start + MAX_JSON_CHARS)
+    while i < stop:
+        c = text[i]
+        if in_str:
+            if c == "\\":
+                i += 1
+            elif c == '"':
+                in_str = False
+            elif c == "\n":
+                in_str = False  # JSON strings do not span lines: not a string after all
+        elif c == '"':
+            in_str = True
+        elif c in "{[":
+            depth += 1
+        elif c in "}]":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        i += 1
+    return None
+
+
+def json_spans(text: str) -> list[tuple[int, int]]:
+    """Balanced ``{…}``/``[…]`` blocks holding at least one ``"key":`` pair (JSON objects, or
+    arrays of them); outermost blocks only."""
+    out: list[tuple[int, int]] = []
+    i = 0
+    while True:
+        m = _JSON_OPEN.search(text, i)
+        if not m:
+            return out
+        end = _bracket_end(text, m.start())
+        if end is not None and _JSON_KEY.search(text, m.start(), end):
+            out.append((m.start(), end))
+            i = end
+        else:
+            i = m.start() + 1
+
+
+def _code_spans(text: str) -> list[tuple[int, int]]:
+    """Fenced code blocks (a lone fence line: that line only)."""
+    fences = list(_CODE_FENCE.finditer(text))
+    out = []
+    k = 0
+    while k < len(fences):
+        if k + 1 < len(fences):
+            out.append((fences[k].start(), fences[k + 1].end()))
+            k += 2
+        else:
+            out.append((fences[k].start(), fences[k].end()))
+            k += 1
+    return out
+
+
+def mask_markup(text: str) -> str:
+    """``text`` with its machine markup blanked out (same length; see the module docstring)."""
+    if not text or not any(c in text for c in '{["`~<>:'):
+        return text
+    spans = _code_spans(text)
+    spans += [m.span() for m in _HTML_COMMENT.finditer(text)]
+    text = _blank(text, spans)
+    spans = json_spans(text)
+    spans += [m.span() for m in _TAG.finditer(text)]
+    for pattern in (_FENCE_LOOKALIKE, _MARKER, _ROLE_LABEL):
+        spans += [m.span() for m in pattern.finditer(text)]
+    return _blank(text, spans)
