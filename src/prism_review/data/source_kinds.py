@@ -1,4 +1,4 @@
-"""The four kinds of :class:`~prism_review.data.sources.Source` and the shape detection.
+"""The four kinds of :class:`~prism_review.data.source_base.Source` and the shape detection.
 
 Each kind wraps the loader that already reads its format (``EvalLayout``, ``CorpusReader``,
 ``VenueFolder``, ``ProReviewerReader``) and turns it into a stream of ``SourceItem`` s with every
@@ -16,7 +16,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from prism_review.data.errors import DataError
-from prism_review.data.sources import HUMAN, Source, SourceItem, _Limiter, meta_from_reviews
+from prism_review.data.source_base import HUMAN, Source, SourceItem, _Limiter, meta_from_reviews
 from prism_review.records import Paper, Review
 from prism_review.venues import VENUES, get_venue
 
