@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from prism_review.agreement import read_jsonl
+from prism_review.data.jsonl import read_jsonl
 from prism_review.judge.constructiveness.features import (
     Tfidf,
     density_matrix,

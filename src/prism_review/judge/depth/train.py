@@ -307,7 +307,7 @@ def evaluate_dev(
 
 def write_substan_dev(src: Path, dst: Path) -> int:
     """Copy the SubstanReview dev slice (records with ``id % 5 == 0``) to ``dst``."""
-    from prism_review.agreement import read_jsonl
+    from prism_review.data.jsonl import read_jsonl
 
     rows = [r for r in read_jsonl(src) if int(r["id"]) % 5 == 0]
     dst.parent.mkdir(parents=True, exist_ok=True)
