@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from prism_review.judge.constructiveness.segment import segment_review
-from prism_review.testing.shared import SHARED
+from prism_review.shared_folder import SHARED
 from prism_review.text import sentence_spans
 
 Segmenter = Callable[[str], list[tuple[int, int]]]

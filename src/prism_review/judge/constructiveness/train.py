@@ -47,7 +47,7 @@ from prism_review.judge.constructiveness.features import (
     hand_matrix,
 )
 from prism_review.judge.constructiveness.model import ARTEFACT, artefact_dir
-from prism_review.testing.shared import SHARED
+from prism_review.shared_folder import SHARED
 
 ASPECTS = {
     "D1_actionability": "actionability",
