@@ -64,7 +64,6 @@ SETUP: dict[str, dict[str, Any]] = {
     "D2_specificity": {"gpt4o_weight": 1.0, "density": False},
     "D3_justification": {"gpt4o_weight": 0.5, "density": True},
 }
-TYPE_CLASSES = ["weakness", "strength", "question", "suggestion", "observation"]
 DEFAULT_REVUTIL = Path(f"{SHARED}/data/labels/revutil/dev.jsonl")
 DEFAULT_GPT4O = Path(f"{SHARED}/data/labels/revutil-gpt4o/train.jsonl")
 DEFAULT_DISAPERE = Path(f"{SHARED}/data/labels/disapere")
