@@ -5,7 +5,8 @@ The graph is read from the source with ``ast`` (nothing is imported). It counts 
 a prism_review module, at module level or inside a function (a function-level import that
 closes a cycle only postpones it), but not ``if TYPE_CHECKING:`` blocks, which never run.
 Importing ``a.b.c`` also runs the ``__init__`` of ``a.b``, so that package is an edge too,
-unless it is a package of the importing module itself (already initialised by then).
+unless it is a package of the importing module itself (initialised before the module runs; a
+call-time import of it, e.g. to list its modules, is no edge either).
 """
 
 from __future__ import annotations
@@ -37,18 +38,20 @@ def _is_type_checking(node: ast.If) -> bool:
     )
 
 
-def _imports(tree: ast.AST) -> Iterator[ast.Import | ast.ImportFrom]:
-    """Every import statement that can run: anywhere, except under ``if TYPE_CHECKING:``."""
-    stack: list[ast.AST] = [tree]
+def _imports(tree: ast.AST) -> Iterator[tuple[ast.Import | ast.ImportFrom, bool]]:
+    """Every import statement that can run (anywhere, except under ``if TYPE_CHECKING:``) and
+    whether it runs at call time (inside a function) rather than at import time."""
+    stack: list[tuple[ast.AST, bool]] = [(tree, False)]
     while stack:
-        node = stack.pop()
+        node, lazy = stack.pop()
         if isinstance(node, ast.Import | ast.ImportFrom):
-            yield node
+            yield node, lazy
             continue
         if isinstance(node, ast.If) and _is_type_checking(node):
-            stack.extend(node.orelse)
+            stack.extend((n, lazy) for n in node.orelse)
             continue
-        stack.extend(ast.iter_child_nodes(node))
+        inner = lazy or isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda)
+        stack.extend((n, inner) for n in ast.iter_child_nodes(node))
 
 
 def import_graph() -> dict[str, dict[str, int]]:
@@ -58,7 +61,7 @@ def import_graph() -> dict[str, dict[str, int]]:
     for name, (path, is_pkg) in mods.items():
         edges = graph.setdefault(name, {})
         package = name if is_pkg else name.rpartition(".")[0]
-        for node in _imports(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        for node, lazy in _imports(ast.parse(path.read_text(encoding="utf-8"), str(path))):
             if isinstance(node, ast.Import):
                 targets = [a.name for a in node.names]
             else:
@@ -76,8 +79,11 @@ def import_graph() -> dict[str, dict[str, int]]:
                 parts = target.split(".")
                 for k in range(1, len(parts) + 1):
                     mod = ".".join(parts[:k])
+                    # a package of the importing module is initialised before it: importing
+                    # it is no edge, except by name at import time (it may be half-built then)
                     own_package = (name + ".").startswith(mod + ".")
-                    if mod in mods and mod != name and (k == len(parts) or not own_package):
+                    named = k == len(parts) and not lazy
+                    if mod in mods and mod != name and (named or not own_package):
                         edges.setdefault(mod, node.lineno)
     return graph
 
@@ -140,6 +146,7 @@ def test_the_graph_sees_imports_of_every_kind() -> None:
     evaluate = graph["prism_review.cli.evaluate"]
     assert {"prism_review.report.fidelity", "prism_review.report"} <= set(evaluate)  # + package
     assert "prism_review.cli" not in evaluate  # its own package is no edge
+    assert "prism_review.dimensions" not in graph["prism_review.dimensions.base"]  # at call time
     assert len(graph) > 150 and sum(len(e) for e in graph.values()) > 500
 
 
