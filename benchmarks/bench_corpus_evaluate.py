@@ -42,7 +42,7 @@ FIELDS = (("Summary", 3, 5), ("Strengths", 3, 6), ("Weaknesses", 7, 12), ("Quest
 
 
 def _sentences() -> list[str]:
-    from prism_review.testing.shared import DATA  # the shared folder beside the clone
+    from prism_review.shared_folder import DATA  # the shared folder beside the clone
 
     out = []
     for name in ("train.jsonl", "dev.jsonl"):

@@ -23,7 +23,7 @@ from prism_review.judge.depth.data import load_disapere
 from prism_review.judge.depth.encoder import load_encoder
 from prism_review.judge.depth.model import load_model
 from prism_review.records import Paper, Review, Section
-from prism_review.testing.shared import DATA
+from prism_review.shared_folder import DATA
 
 
 async def _pass(units: list, dim, judge: OfflineJudge) -> int:  # type: ignore[no-untyped-def]

@@ -33,7 +33,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from prism_review.testing.shared import SHARED
+from prism_review.shared_folder import SHARED
 
 DISAPERE = Path(f"{SHARED}/data/labels/disapere")
 

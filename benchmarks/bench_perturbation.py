@@ -25,8 +25,8 @@ from typing import Any
 
 from prism_review.data.perturbation import PerturbationReader, PerturbationRow
 from prism_review.metrics import perturbation as pm
+from prism_review.shared_folder import SHARED
 from prism_review.tasks.perturbation import score_perturbations
-from prism_review.testing.shared import SHARED
 
 
 def make_comments(rows: list[PerturbationRow], per_row: int, seed: int) -> dict[str, list[dict[str, Any]]]:

@@ -27,7 +27,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from prism_review.testing.shared import SHARED
+from prism_review.shared_folder import SHARED
 
 VENUE = "ICLR2024"
 MODELS = ("claude_opus", "gpt4", "gemini_pro_1.5")

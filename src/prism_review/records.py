@@ -111,6 +111,15 @@ class Paper(BaseModel):
     source_path: str | None = None
 
 
+#: the system id of human reviews
+HUMAN_SYSTEM = "human"
+
+
+def human_reviewer_id(index: int) -> str:
+    """The reviewer id of the ``index``-th human review (0-based in, 1-based out: ``Human_1``)."""
+    return f"Human_{index + 1}"
+
+
 class Review(BaseModel):
     """One review by one reviewer (a person or an LLM system) of one paper.
 

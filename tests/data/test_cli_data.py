@@ -18,7 +18,7 @@ runner = CliRunner()
 def test_validate_prints_every_problem_and_exits_1(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    import prism_review.data.layout as layout
+    import prism_review.data.layout_check as layout
 
     seen: dict[str, object] = {}
 

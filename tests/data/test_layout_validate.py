@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import builtins
 import json
 import shutil
 from pathlib import Path
 
 import pytest
 
-from prism_review.data.layout import LayoutProblem, demo_root, validate_layout
+from prism_review.data.layout import demo_root
+from prism_review.data.layout_check import LayoutProblem, validate_layout
 from prism_review.testing import layout_samples as S
 
 ALL = ("ICLR2024", "ICLR2025", "ICLR2026", "ICML2025", "NeurIPS2025")
@@ -224,13 +226,19 @@ def test_unreadable_paper_metadata_is_a_problem_not_a_crash(
     S.write_layout(tmp_path, {"ICLR2024": ["a"]})
     meta = tmp_path / "ICLR2024" / "paper_metadata.jsonl"
     meta.write_text('{"paper_id": "a"}\n', encoding="utf-8")
-    real = Path.read_bytes
+    real_read, real_open = Path.read_bytes, builtins.open
 
     def read_bytes(self: Path) -> bytes:
         if self == meta:
             raise PermissionError(13, "Permission denied")
-        return real(self)
+        return real_read(self)
 
-    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    def open_(file, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if Path(file) == meta if isinstance(file, str | Path) else False:
+            raise PermissionError(13, "Permission denied")
+        return real_open(file, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "read_bytes", read_bytes)  # whichever way the file is read
+    monkeypatch.setattr(builtins, "open", open_)
     found = rel(tmp_path, validate_layout(tmp_path))
     assert found == [("ICLR2024/paper_metadata.jsonl", None, "cannot read file (Permission denied)")]

@@ -160,3 +160,15 @@ def test_proreviewer_jsonl_problems_are_counted_once(tmp_path: Path) -> None:
     assert src.venues() == ["ICLR2025"]
     assert [it.paper_id for it in src.items()] == ["j"]
     assert len(src.problems()) == 1
+
+
+def test_proreviewer_jsonl_is_detected_by_its_first_line_split_on_newline_only(tmp_path: Path) -> None:
+    """A carriage return is JSON whitespace: detection reads the first record as the reader
+    does (split on "\\n" only), not as a text-mode line, which a "\\r" would cut."""
+    from test_proreviewer import pr_row
+
+    rows = tmp_path / "pr.jsonl"
+    rows.write_bytes(json.dumps(pr_row("j"), indent=1).replace("\n", "\r").encode() + b"\n")
+    src = open_source(rows)
+    assert src.kind == "proreviewer"
+    assert [it.paper_id for it in src.items()] == ["j"]

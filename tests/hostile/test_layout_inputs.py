@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from prism_review.data.layout import LayoutProblem, validate_layout
+from prism_review.data.layout_check import LayoutProblem, validate_layout
 from prism_review.data.source_kinds import LayoutSource
 from prism_review.pipelines.inputs import collect_inputs
 

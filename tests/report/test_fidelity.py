@@ -17,6 +17,7 @@ from prism_review.report.fidelity import (
     CardError,
     load_card,
     parse_card,
+    run_note,
     table1_columns,
     table1_note,
 )
@@ -84,7 +85,9 @@ def test_note_lists_non_comparable_columns_and_unknown_ones() -> None:
 
 def _summary(tmp_path: Path, judge: str) -> str:
     dims = [get_dimension(d) for d in DIMS]
-    return write_markdown([], dims, tmp_path / "summary.md", manifest={"judge": {"judge": judge}})
+    manifest = {"judge": {"judge": judge}}
+    return write_markdown([], dims, tmp_path / "summary.md", manifest=manifest,
+                          table1_note=run_note(manifest, dims))
 
 
 def test_summary_md_prints_the_note_under_table1_for_the_offline_judge_only(tmp_path) -> None:

@@ -12,6 +12,7 @@ import importlib
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
+from prism_review.data.jsonl import read_jsonl as read_jsonl  # its home; kept importable here
 from prism_review.judge.base import Judge
 
 MeasureFn = Callable[[Path, Judge, int | None], Awaitable[dict[str, float | int | None]]]
@@ -98,15 +99,3 @@ def offline_training_overlap(path: Path) -> str | None:
 
     digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()
     return OFFLINE_TRAINED_ON.get(digest)
-
-
-def read_jsonl(path: Path) -> list[dict]:
-    """Read a human-labelled JSON Lines file (split on "\\n" only: texts may hold U+2028/U+2029).
-
-    Accepts bare NaN (as Python's json does). A malformed line raises
-    :class:`~prism_review.data.errors.DataError` naming the file and line number.
-    """
-    from prism_review.data.jsonl import iter_jsonl
-    from prism_review.data.skips import SkipLog
-
-    return [row for _, row in iter_jsonl(path, SkipLog(strict=True))]

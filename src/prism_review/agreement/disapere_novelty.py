@@ -29,7 +29,8 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from prism_review.agreement import read_jsonl, register_dataset
+from prism_review.agreement import register_dataset
+from prism_review.data.jsonl import read_jsonl
 from prism_review.judge.base import Judge
 from prism_review.judge.novelty.claims import ClaimsInput, ClaimsStep
 from prism_review.judge.novelty.textprep import review_for_extraction

@@ -28,8 +28,9 @@ from pathlib import Path
 from typing import Any
 
 from prism_review import progress
-from prism_review.agreement import read_jsonl, register_dataset
+from prism_review.agreement import register_dataset
 from prism_review.agreement._validity import accuracy_macro_f1
+from prism_review.data.jsonl import read_jsonl
 from prism_review.judge.base import Judge
 from prism_review.judge.flaws.models import MicroFlaw, ValidateInput
 from prism_review.judge.flaws.steps import ValidateStep

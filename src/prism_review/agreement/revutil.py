@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from prism_review import progress
-from prism_review.agreement import read_jsonl, register_dataset
+from prism_review.agreement import register_dataset
+from prism_review.data.jsonl import read_jsonl
 from prism_review.judge.base import Judge
 from prism_review.judge.constructiveness.arc import ARCInput, ARCStep
 

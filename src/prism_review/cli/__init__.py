@@ -18,7 +18,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-_MODULES = ["evaluate", "agreement", "data", "compare", "index", "report", "tasks"]
+_MODULES = ["evaluate", "agreement", "data", "compare", "index", "report", "review", "tasks"]
 
 
 def _mount() -> None:

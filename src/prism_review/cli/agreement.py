@@ -119,7 +119,7 @@ def _all(
     from prism_review.agreement import DEFAULT_FILES, get_dataset
     from prism_review.llm import make_judge
     from prism_review.report.fidelity import CardError, load_card, render_card
-    from prism_review.testing.shared import DATA
+    from prism_review.shared_folder import DATA
 
     root = folder if folder is not None else DATA
     opts: dict[str, Any] = {"concurrency": concurrency}

@@ -137,7 +137,7 @@ def validate(
     ] = False,
 ) -> None:
     """Check a PRISM evaluation layout; print every problem and exit 1 if there is any."""
-    from prism_review.data.layout import LayoutProblem, validate_layout
+    from prism_review.data.layout_check import LayoutProblem, validate_layout
 
     skips: list[LayoutProblem] = []
     if partial:

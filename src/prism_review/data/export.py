@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from prism_review.data.sources import Source
+from prism_review.data.source_base import Source
 from prism_review.records import Review
 from prism_review.venues import get_venue
 

@@ -18,7 +18,6 @@ from prism_review.records import BibEntry, Section
 
 TEI_NS = "http://www.tei-c.org/ns/1.0"
 _NS = {"t": TEI_NS}
-_XML_ID = "{http://www.w3.org/XML/1998/namespace}id"
 
 
 class TeiDocument(BaseModel):

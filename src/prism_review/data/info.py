@@ -8,7 +8,6 @@ small columns or file listings, so it is cheap even on the 1.8 GB corpus table.
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -16,8 +15,8 @@ from typing import Any
 import pyarrow.parquet as pq
 
 from prism_review.data.errors import DataError
-from prism_review.data.jsonl import iter_lines
-from prism_review.data.limits import loads
+from prism_review.data.jsonl import first_object
+from prism_review.data.skips import SkipLog
 from prism_review.venues import get_venue
 
 
@@ -32,14 +31,11 @@ def _kind_from_fields(fields: set[str]) -> str | None:
 
 
 def _first_jsonl_fields(path: Path) -> set[str]:
-    for _, raw in iter_lines(path):
-        if raw.strip():
-            try:
-                obj = loads(raw.decode("utf-8"))
-            except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-                raise DataError(path, f"first record is not JSON: {exc}") from exc
-            return set(obj) if isinstance(obj, dict) else set()
-    return set()
+    try:
+        first = first_object(path, SkipLog(strict=True))
+    except DataError as exc:
+        raise DataError(exc.path, f"first record is not a JSON object ({exc.message})") from exc
+    return set(first[1]) if first else set()
 
 
 def detect(path: Path) -> str:

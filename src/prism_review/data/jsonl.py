@@ -41,25 +41,48 @@ def iter_jsonl(path: str | Path, skips: SkipLog) -> Iterator[tuple[int, dict[str
     :class:`DataError` when the log is strict).
     """
     for lineno, raw in iter_lines(path):
-        if not raw.strip():
-            continue
-        where = f"line {lineno}"
-        if len(raw) > limits.MAX_LINE_BYTES:
-            limit = limits.MAX_LINE_BYTES
-            skips.add(path, f"line is {len(raw):,} bytes, over the {limit:,}-byte limit",
-                      record=where)
-            continue
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            skips.add(path, f"not valid UTF-8 (byte {exc.start})", record=where)
-            continue
-        try:
-            obj = loads(text)
-        except json.JSONDecodeError as exc:
-            skips.add(path, f"invalid JSON ({exc.msg} at char {exc.pos})", record=where)
-            continue
-        if not isinstance(obj, dict):
-            skips.add(path, f"expected an object, got {type(obj).__name__}", record=where)
-            continue
-        yield lineno, obj
+        if raw.strip():
+            obj = _object(path, lineno, raw, skips)
+            if obj is not None:
+                yield lineno, obj
+
+
+def first_object(path: str | Path, skips: SkipLog) -> tuple[int, dict[str, Any]] | None:
+    """``(line_number, object)`` of the first non-blank line, which tells a file's kind; None
+    for a file of blank lines or when that line is bad (recorded in ``skips``, or raised when
+    the log is strict). Only that line is read."""
+    for lineno, raw in iter_lines(path):
+        if raw.strip():
+            obj = _object(path, lineno, raw, skips)
+            return None if obj is None else (lineno, obj)
+    return None
+
+
+def _object(path: str | Path, lineno: int, raw: bytes, skips: SkipLog) -> dict[str, Any] | None:
+    """The object on one non-blank line, or None with the problem recorded in ``skips``."""
+    where = f"line {lineno}"
+    if len(raw) > limits.MAX_LINE_BYTES:
+        limit = limits.MAX_LINE_BYTES
+        skips.add(path, f"line is {len(raw):,} bytes, over the {limit:,}-byte limit", record=where)
+        return None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        skips.add(path, f"not valid UTF-8 (byte {exc.start})", record=where)
+        return None
+    try:
+        obj = loads(text)
+    except json.JSONDecodeError as exc:
+        skips.add(path, f"invalid JSON ({exc.msg} at char {exc.pos})", record=where)
+        return None
+    if not isinstance(obj, dict):
+        skips.add(path, f"expected an object, got {type(obj).__name__}", record=where)
+        return None
+    return obj
+
+
+def read_jsonl(path: str | Path) -> list[dict[str, Any]]:
+    """Every object of a JSON Lines file whose lines must all be good (human-labelled files,
+    training data): a malformed line raises :class:`~prism_review.data.errors.DataError` naming
+    the file and line number. Accepts bare NaN (as Python's json does)."""
+    return [row for _, row in iter_jsonl(path, SkipLog(strict=True))]

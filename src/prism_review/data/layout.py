@@ -8,24 +8,30 @@ demo dataset.
 
 Beyond §1.2, a venue folder may hold ``paper_metadata.jsonl`` (rows ``{paper_id, title?,
 abstract?, decision?, keywords?}``) for papers without a human review file (docs/byo-format.md).
+
+The layout's parts that need no reader live beside it, and are re-exported here: finding the
+DATA_ROOT and its venue folders (:mod:`~prism_review.data.data_root`), manifests
+(:mod:`~prism_review.data.manifests`), paper metadata (:mod:`~prism_review.data.paper_metadata`).
+``validate_layout`` and ``LayoutProblem`` are in :mod:`~prism_review.data.layout_check`.
 """
 
 from __future__ import annotations
 
-import json
-import os
-import re
-from collections.abc import Iterator
 from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 from statistics import mean
 from typing import Any
 
 from prism_review.data import limits
+from prism_review.data.data_root import demo_root, find_data_root, unknown_folders, venue_dirs
 from prism_review.data.errors import DataError
-from prism_review.data.layout_check import LayoutProblem, validate_layout
-from prism_review.data.limits import cap_review, cap_text, loads
+from prism_review.data.limits import cap_review, cap_text
+from prism_review.data.manifests import list_paper_ids, read_manifest
+from prism_review.data.paper_metadata import (
+    METADATA_FILE,
+    cached_paper_metadata,
+    guess_title_abstract,
+)
 from prism_review.data.safepath import UnsafePathError, check_id, inside
 from prism_review.records import Decision, Paper, Review
 from prism_review.systems.adapters import ADAPTERS, find_review_file, load_review_file
@@ -33,146 +39,24 @@ from prism_review.systems.base import read_json, read_text
 from prism_review.systems.byo import ByoSource, is_byo_folder
 from prism_review.systems.human import human_meta, load_human
 from prism_review.systems.registry import SYSTEMS, SystemSpec, get_system, register_system
-from prism_review.venues import VENUES, get_venue, leading_number
+from prism_review.venues import get_venue, leading_number
 
 __all__ = [
+    "METADATA_FILE",
     "EvalLayout",
-    "LayoutProblem",
+    "builtin_folders",
     "demo_root",
     "find_data_root",
-    "validate_layout",
+    "guess_title_abstract",
+    "list_paper_ids",
+    "read_manifest",
+    "unknown_folders",
     "venue_dirs",
-    "builtin_folders",
 ]
-
-METADATA_FILE = "paper_metadata.jsonl"
-
 
 def builtin_folders() -> dict[str, str]:
     """Folder name → system id for the six built-in systems (``tree`` → ``treereview``)."""
     return {SYSTEMS[s].folder: s for s in ADAPTERS}
-
-
-def venue_dirs(root: Path) -> dict[str, Path]:
-    """Canonical venue id → folder, in registry order; ``ICLR_2024`` folders are accepted."""
-    found: dict[str, Path] = {}
-    if root.is_dir():
-        for child in sorted(root.iterdir()):
-            if not child.is_dir():
-                continue
-            try:
-                vid = get_venue(child.name).id
-            except KeyError:
-                continue
-            if vid not in found or child.name == vid:
-                found[vid] = child
-    return {v: found[v] for v in VENUES if v in found}
-
-
-_VENUE_LIKE = re.compile(r"^[A-Za-z]+[_-]?\d{4}$")
-
-
-def unknown_folders(root: Path) -> list[Path]:
-    """Folders of ``root`` that look like venue folders (``NeurIPS2024``, or holding
-    ``papers/``) but name no known venue: they are skipped, so callers report them."""
-    if not root.is_dir():
-        return []
-    out = []
-    for child in sorted(root.iterdir()):
-        if child.name.startswith(".") or not child.is_dir():
-            continue
-        if not (_VENUE_LIKE.match(child.name) or (child / "papers").is_dir()):
-            continue
-        try:
-            get_venue(child.name)
-        except KeyError:
-            out.append(child)
-    return out
-
-
-def find_data_root(path: Path | str) -> Path:
-    """The DATA_ROOT under ``path``: ``<p>/input``, ``<p>/Data/input``, ``<p>``, then any ``input``
-    directory below; the first holding all five venues wins, else the first holding any venue.
-    """
-    base = Path(path)
-    fixed = [base / "input", base / "Data" / "input", base]
-
-    def candidates() -> Iterator[Path]:
-        yield from fixed
-        if base.is_dir():  # walked only when the fixed places hold no complete root
-            yield from _input_dirs(base)
-
-    partial = None
-    for cand in candidates():
-        found = venue_dirs(cand)
-        if len(found) == len(VENUES):
-            return cand
-        if found and partial is None:
-            partial = cand
-    if partial is not None:
-        return partial
-    raise DataError(base, f"no venue folder ({', '.join(VENUES)}) found here or below")
-
-
-def _input_dirs(base: Path) -> list[Path]:
-    """Every ``input`` directory below ``base``, not descending into venue folders."""
-    found: list[Path] = []
-    for dirpath, dirnames, _files in os.walk(base):
-        keep = []
-        for name in sorted(dirnames):
-            if name == "input":
-                found.append(Path(dirpath) / name)
-            try:
-                get_venue(name)
-            except KeyError:
-                keep.append(name)
-        dirnames[:] = keep
-    return found
-
-
-def demo_root() -> Path:
-    """The bundled demo dataset (an evaluation layout with one venue folder)."""
-    res = resources.files("prism_review") / "resources" / "demo"
-    path = Path(str(res))
-    if not path.is_dir():
-        raise DataError(path, "the bundled demo dataset is missing from this installation")
-    return path
-
-
-_ABSTRACT = re.compile(r"^\W*a\s?b\s?s\s?t\s?r\s?a\s?c\s?t\b[\s:.\-]*(?P<rest>.*)$", re.I)
-_HEADING = re.compile(r"^\s*(#{1,6}\s|\d+(\.\d+)*\.?\s+[A-Z]|\\section|[IVX]+\.\s+[A-Z])")
-
-
-def guess_title_abstract(text: str) -> tuple[str, str]:
-    """Best-effort title (first heading or line) and abstract (after an "Abstract" heading)."""
-    lines = text.splitlines()
-    title = ""
-    for line in lines[:40]:
-        s = line.strip()
-        if s.startswith("#") and s.lstrip("#").strip():
-            title = s.lstrip("#").strip()
-            break
-    if not title:
-        title = next((s.strip() for s in lines[:10] if s.strip() and len(s.strip()) < 300), "")
-    abstract: list[str] = []
-    for i, line in enumerate(lines[:400]):
-        m = _ABSTRACT.match(
-            line.strip().lstrip("#").strip() if line.strip().startswith("#") else line
-        )
-        if not m:
-            continue
-        rest = m.group("rest").strip()
-        if rest:
-            abstract.append(rest)
-        for nxt in lines[i + 1 :]:
-            if _HEADING.match(nxt) and abstract:
-                break
-            if nxt.strip():
-                abstract.append(nxt.strip())
-            if sum(len(a) for a in abstract) > 3000:
-                break
-        break
-    return title, " ".join(abstract)[:4000]
 
 
 class EvalLayout:
@@ -312,7 +196,7 @@ class EvalLayout:
             return {}
         try:
             self._inside(path)
-            rows, bad = _cached_metadata(str(path), path.stat().st_mtime_ns)
+            rows, bad = cached_paper_metadata(str(path), path.stat().st_mtime_ns)
         except DataError as exc:  # unreadable: the papers still load, without this metadata
             self._problem(exc)
             return {}
@@ -469,60 +353,6 @@ def byo_systems(vdir: Path, report: Any = None) -> list[str]:
     return out
 
 
-def read_manifest(path: Path, unsafe: list[DataError] | None = None) -> list[str]:
-    """Ids of a manifest file, one per line, blank lines and ``#`` comments ignored. An id that
-    is not a plain file name (``../x``, ``a/b``) is left out and appended to ``unsafe``."""
-    text = read_text(path)
-    ids = []
-    for i, line in enumerate(text.split("\n"), start=1):
-        pid = line.strip()
-        if not pid or pid.startswith("#"):
-            continue
-        try:
-            ids.append(check_id(pid, source=path, field=f"line {i}"))
-        except UnsafePathError as exc:
-            if unsafe is not None:
-                unsafe.append(exc)
-    return ids
-
-
-def list_paper_ids(pdir: Path) -> list[str]:
-    """Ids of ``papers/``, sorted, from ``{id}.txt`` / ``{id}.grobid.txt`` (deduplicated)."""
-    ids = set()
-    for p in pdir.iterdir() if pdir.is_dir() else []:
-        if p.is_file() and not p.name.startswith("."):
-            if p.name.endswith(".grobid.txt"):
-                ids.add(p.name[: -len(".grobid.txt")])
-            elif p.name.endswith(".txt"):
-                ids.add(p.name[: -len(".txt")])
-    return sorted(ids)
-
-
 @lru_cache(maxsize=64)
 def _cached_json(path: str, _mtime: int) -> Any:
     return read_json(Path(path))
-
-
-@lru_cache(maxsize=16)
-def _cached_metadata(
-    path: str, _mtime: int
-) -> tuple[dict[str, dict[str, Any]], tuple[DataError, ...]]:
-    """The rows of a ``paper_metadata.jsonl`` by paper id, and one error per bad row (a bad row
-    is skipped; the others still apply)."""
-    p = Path(path)
-    out: dict[str, dict[str, Any]] = {}
-    bad: list[DataError] = []
-    for i, line in enumerate(read_text(p).split("\n"), start=1):
-        if not line.strip():
-            continue
-        try:
-            row = loads(line)
-        except json.JSONDecodeError as exc:
-            bad.append(DataError(p, f"invalid JSON ({exc.msg}); row skipped", field=f"line {i}"))
-            continue
-        if not isinstance(row, dict) or not isinstance(row.get("paper_id"), str):
-            bad.append(DataError(p, "expected an object with a string paper_id; row skipped",
-                                 field=f"line {i}"))
-            continue
-        out[row["paper_id"]] = row
-    return out, tuple(bad)

@@ -26,12 +26,12 @@ Problems are :class:`LayoutProblem` records; nothing here raises on bad input.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from prism_review.data import layout as L
 from prism_review.data.errors import DataError
-from prism_review.data.limits import loads
+from prism_review.data.paper_metadata import read_paper_metadata
 from prism_review.data.safepath import inside
 from prism_review.systems.base import read_json, read_text
 from prism_review.venues import VENUES, get_venue
@@ -64,8 +64,6 @@ def validate_layout(
     Entries ``prism evaluate`` skips without it being an error (a human review holding only a
     rating) are appended to ``skips`` when given.
     """
-    from prism_review.data import layout as L
-
     root = Path(root)
     problems: list[LayoutProblem] = []
 
@@ -256,20 +254,12 @@ def _check_metadata(path: Path, add) -> None:  # type: ignore[no-untyped-def]
     if not path.is_file() or add.outside(path):
         return
     try:
-        text = read_text(path)
+        _rows, bad = read_paper_metadata(path)
     except DataError as exc:
         add(path, exc.message)
         return
-    for i, line in enumerate(text.split("\n"), start=1):
-        if not line.strip():
-            continue
-        try:
-            row = loads(line)
-        except json.JSONDecodeError as exc:
-            add(path, f"invalid JSON ({exc.msg})", f"line {i}")
-            continue
-        if not isinstance(row, dict) or not isinstance(row.get("paper_id"), str):
-            add(path, "expected an object with a string paper_id", f"line {i}")
+    for err in bad:
+        add(path, err.message, err.field)
 
 
 def _check_loads(sid: str, vid: str, path: Path, with_text: set[str], add) -> bool:  # type: ignore[no-untyped-def]

@@ -28,9 +28,15 @@ import pyarrow.parquet as pq
 from prism_review.data.errors import DataError
 from prism_review.data.jsonl import iter_jsonl
 from prism_review.data.limits import loads
-from prism_review.data.reviews import HUMAN_SYSTEM, human_reviewer_id
 from prism_review.data.skips import SkipLog
-from prism_review.records import Decision, Paper, Review, Section
+from prism_review.records import (
+    HUMAN_SYSTEM,
+    Decision,
+    Paper,
+    Review,
+    Section,
+    human_reviewer_id,
+)
 from prism_review.venues import Venue, get_venue, leading_number
 
 SPLIT_VENUES = {"train": "ICLR2025", "test": "ICLR2026"}

@@ -15,14 +15,8 @@ from typing import Any
 from prism_review.data.errors import DataError
 from prism_review.data.limits import loads
 from prism_review.records import Review
+from prism_review.systems.human import human_review as _build_human
 from prism_review.venues import Venue
-
-HUMAN_SYSTEM = "human"
-
-
-def human_reviewer_id(index: int) -> str:
-    """The reviewer id of the ``index``-th human review (0-based in, 1-based out: ``Human_1``)."""
-    return f"Human_{index + 1}"
 
 
 def human_review(
@@ -40,11 +34,9 @@ def human_review(
     (the layout's adapter); here a review without usable text, or of an unknown venue, is a
     :class:`DataError` naming ``path`` and the field, so corpus scans count it as a skip.
     """
-    from prism_review.systems.human import human_review as build
-
     if venue is None:
         raise DataError(path, f"unknown venue {venue_name!r}", field="venue")
-    review = build(paper_id, venue, index, fields, path=path)
+    review = _build_human(paper_id, venue, index, fields, path=path)
     if review is None:
         raise DataError(path, "review has no non-empty text field", field=f"reviews[{index}]")
     return review

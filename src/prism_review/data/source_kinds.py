@@ -1,4 +1,4 @@
-"""The four kinds of :class:`~prism_review.data.sources.Source` and the shape detection.
+"""The four kinds of :class:`~prism_review.data.source_base.Source` and the shape detection.
 
 Each kind wraps the loader that already reads its format (``EvalLayout``, ``CorpusReader``,
 ``VenueFolder``, ``ProReviewerReader``) and turns it into a stream of ``SourceItem`` s with every
@@ -7,16 +7,16 @@ problem counted in ``Source.skips``.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from prism_review.data.errors import DataError
-from prism_review.data.sources import HUMAN, Source, SourceItem, _Limiter, meta_from_reviews
+from prism_review.data.jsonl import first_object
+from prism_review.data.skips import SkipLog
+from prism_review.data.source_base import HUMAN, Source, SourceItem, _Limiter, meta_from_reviews
 from prism_review.records import Paper, Review
 from prism_review.venues import VENUES, get_venue
 
@@ -255,12 +255,11 @@ def _parquet_kind(path: Path) -> str | None:
 
 def _jsonl_looks_proreviewer(path: Path) -> bool:
     try:
-        with open(path, encoding="utf-8") as fh:
-            first = fh.readline(1 << 20)
-        row: Any = json.loads(first)
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        first = first_object(path, SkipLog(strict=True))
+    except (OSError, DataError):
         return False
-    return isinstance(row, dict) and "reviews" in row and bool({"markdown", "metadata"} & set(row))
+    row = first[1] if first else {}
+    return "reviews" in row and bool({"markdown", "metadata"} & set(row))
 
 
 def _venue_folders(path: Path) -> list[tuple[str, Path]]:

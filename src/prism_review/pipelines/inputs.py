@@ -19,6 +19,7 @@ from typing import Any
 
 from prism_review.atomic import write_text
 from prism_review.data.errors import DataError
+from prism_review.data.jsonl import iter_lines
 
 #: ``kind`` of an errors.jsonl row for an input problem / a counted skip
 PROBLEM, SKIP = "input", "skip"
@@ -145,7 +146,8 @@ def write_input_issues(path: Path, issues: list[dict[str, Any]]) -> None:
     folder are replaced (they are found again on every run), unit failures are kept."""
     kept: list[str] = []
     if path.exists():
-        for line in path.read_text(encoding="utf-8", errors="replace").split("\n"):
+        for _, raw in iter_lines(path):
+            line = raw.decode("utf-8", errors="replace")
             if not line.strip():
                 continue
             try:

@@ -17,24 +17,25 @@ into the pass's batch is *deferred* (neither written nor failed), the batch is s
 back when the pass ends, and the next pass resumes the deferred units; ``<out>/batches.json``
 keeps the batch ids (see :mod:`prism_review.llm.batch`). A run folder holding results of
 different settings is refused rather than mixed (the config hash is checked).
+
+What a run is asked to do and its manifest are in :mod:`~prism_review.pipelines.run_config`
+(re-exported here), which names it selects in :mod:`~prism_review.pipelines.selection`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
 import json
 import time
 import traceback
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, Field
 
-from prism_review import __version__
 from prism_review.atomic import write_text
 from prism_review.dimensions.base import (
     Dimension,
@@ -47,41 +48,33 @@ from prism_review.dimensions.base import (
 from prism_review.dimensions.settings import SettingsError, check_settings
 from prism_review.judge.base import Judge
 from prism_review.llm.batch import Deferred
-from prism_review.llm.credentials import mask_urls
 from prism_review.pipelines.engines import Engine, LocalEngine
 from prism_review.pipelines.inputs import PROBLEM, issue, record_input_issues
 from prism_review.pipelines.memo import MemoStore
 from prism_review.pipelines.results import ResultsLog
+from prism_review.pipelines.run_config import (
+    EvalOptions,
+    RunSettingsError,
+    config_hash,
+    read_manifest,
+    run_settings,
+    start_manifest,
+)
 from prism_review.pipelines.runlock import RunFolderBusy, RunLock
+from prism_review.pipelines.selection import all_dimensions, norm_venues, select_systems
 
-
-class RunSettingsError(ValueError):
-    """The run's settings are unusable: an unknown or invalid ``--set`` setting, or a run
-    folder holding results made with other settings (or a damaged manifest)."""
-
-
-__all__ = ["EvalOptions", "RunFolderBusy", "RunSettingsError", "run_evaluation"]
-
-
-class EvalOptions(BaseModel):
-    """Everything ``prism evaluate`` needs to know."""
-
-    data: Path | None = None  # None → the bundled demo
-    out: Path
-    venues: list[str] = Field(default_factory=list)  # empty → all present
-    systems: list[str] = Field(default_factory=list)  # empty → all present
-    dimensions: list[str] = Field(default_factory=list)  # empty → all registered
-    judge: str = "offline"
-    judge_options: dict[str, Any] = Field(default_factory=dict)
-    limit: int | None = None  # papers per venue (of the manifest or sample order)
-    sample: Path | None = None  # a `prism data sample` manifest restricting the papers
-    compat: bool = False
-    #: the judge's call pattern: ``economical`` (default) or ``reference`` (docs/fidelity.md)
-    protocol: Literal["economical", "reference"] = "economical"
-    by_venue: bool = False
-    concurrency: int = 8  # units in flight
-    settings: dict[str, Any] = Field(default_factory=dict)  # dimension settings
-    report: bool = True
+__all__ = [
+    "EvalOptions",
+    "Progress",
+    "RunFolderBusy",
+    "RunResult",
+    "RunSettingsError",
+    "build_judge",
+    "config_hash",
+    "read_manifest",
+    "run_evaluation",
+    "run_settings",
+]
 
 
 class Progress:
@@ -113,24 +106,6 @@ class RunResult(BaseModel):
     input_skips: list[str] = Field(default_factory=list)
     seconds: float
     manifest: dict[str, Any]
-
-
-def config_hash(opts: EvalOptions, judge: Judge) -> str:
-    """Hash of everything that changes a result (not paths, filters, limits, concurrency,
-    keys, nor which dimensions run: dimensions can be added to a run folder one by one)."""
-    payload = {
-        "judge": judge.describe(),
-        "compat": opts.compat,
-        "protocol": opts.protocol,
-        "settings": opts.settings,
-    }
-    blob = json.dumps(payload, sort_keys=True, default=str)
-    return hashlib.sha256(blob.encode()).hexdigest()[:16]
-
-
-def run_settings(opts: EvalOptions) -> dict[str, Any]:
-    """The settings a dimension reads from ``ctx``: the ``--set`` ones, compat and protocol."""
-    return {**opts.settings, "compat": opts.compat, "protocol": opts.protocol}
 
 
 def build_judge(opts: EvalOptions) -> Judge:
@@ -174,8 +149,8 @@ async def _run(
 
     t0 = time.perf_counter()
     source = open_source(opts.data) if opts.data else LayoutSource(demo_root())
-    wanted_systems = _selection(opts, source)  # unknown names raise UnknownNameError
-    dims = [get_dimension(n) for n in (opts.dimensions or _all_dimensions())]
+    wanted_systems = select_systems(opts, source)  # unknown names raise UnknownNameError
+    dims = [get_dimension(n) for n in (opts.dimensions or all_dimensions())]
     if judge is None:
         judge_opts = dict(opts.judge_options)
         if opts.judge != "offline":
@@ -186,31 +161,7 @@ async def _run(
     chash = config_hash(opts, judge)
     manifest_path = out / "manifest.json"
     previous = read_manifest(manifest_path)
-    if previous and previous.get("config_hash") != chash:
-        raise RunSettingsError(
-            f"{out} holds a run made with other settings (config {previous.get('config_hash')} "
-            f"vs {chash}); choose a new --out folder"
-        )
-    manifest: dict[str, Any] = {
-        "tool": "prism-review",
-        "version": __version__,
-        "started": datetime.now(UTC).isoformat(timespec="seconds"),
-        "data": str(source.path),
-        "source": source.kind,
-        "judge": judge.describe(),
-        "judge_spec": mask_urls(opts.judge),
-        "compat": opts.compat,
-        "protocol": opts.protocol,
-        "settings": opts.settings,
-        "dimensions": {
-            **(previous or {}).get("dimensions", {}),
-            **{d.name: d.describe() for d in dims},
-        },
-        "config_hash": chash,
-        "filters": {"venues": opts.venues, "systems": opts.systems, "limit": opts.limit},
-    }
-    if previous:
-        manifest["first_started"] = previous.get("first_started", previous.get("started"))
+    manifest = start_manifest(opts, out, judge, chash, previous, source, dims)
     results = ResultsLog(out / "results.jsonl")
     if results.dropped_rows:
         log(f"resume: dropped {results.dropped_rows} row(s) of units interrupted mid-write")
@@ -245,7 +196,7 @@ async def _run(
 
     def work() -> Iterator[list[tuple[Dimension, WorkUnit]]]:
         """Each paper's work units, in source order (papers stream; nothing is listed up front)."""
-        venues = list(_norm_venues(opts.venues)) or None
+        venues = list(norm_venues(opts.venues)) or None
         for item in source.items(venues=venues, limit=opts.limit, sample=sample):
             for system, exc in item.errors if first_pass else ():
                 load_errors.append(issue(PROBLEM, exc, venue=item.venue, paper_id=item.paper_id,
@@ -368,7 +319,7 @@ async def _run(
     finally:
         for t in list(tasks):
             t.cancel()
-        record_input_issues(source, load_errors, errors_path, log, list(_norm_venues(opts.venues)) or None)
+        record_input_issues(source, load_errors, errors_path, log, list(norm_venues(opts.venues)) or None)
         manifest["inputs_skipped"] = [e["error"] for e in load_errors]
         with contextlib.suppress(Exception):  # closing must never lose the run's results
             await engine.close()
@@ -406,23 +357,6 @@ async def _run(
     )
 
 
-def read_manifest(path: Path) -> dict[str, Any] | None:
-    """The run folder's manifest (None when there is none); a damaged one is a
-    :class:`RunSettingsError` naming the file, not a raw ``JSONDecodeError``."""
-    if not path.exists():
-        return None
-    try:
-        data = json.loads(path.read_bytes())
-    except (ValueError, OSError) as exc:
-        raise RunSettingsError(
-            f"{path} is damaged ({exc}); the folder's settings cannot be checked, so it is not "
-            "resumed: move the file aside to start the folder afresh, or choose a new --out folder"
-        ) from exc
-    if not isinstance(data, dict):
-        raise RunSettingsError(f"{path} is not a run manifest (a JSON object); choose a new --out")
-    return data
-
-
 def _judge_stats(judge: Judge) -> dict[str, Any]:
     """The LLM judge's live totals (the offline judge keeps none)."""
     stats = getattr(judge, "stats", None)
@@ -454,61 +388,3 @@ def _stamp(
     row.config_hash = chash
 
 
-def _all_dimensions() -> list[str]:
-    from prism_review.dimensions.base import dimension_names
-
-    return dimension_names()
-
-
-def _norm_venues(names: list[str]) -> set[str]:
-    from prism_review.venues import get_venue
-
-    return _canonical_ids(names, lambda n: get_venue(n).id)
-
-
-def _selection(opts: EvalOptions, source: Any) -> set[str]:
-    """The selected system ids. A ``--venue``, ``--system`` or ``--dimension`` name that the
-    data (or the registry) does not hold raises :class:`~prism_review.names.UnknownNameError`,
-    listing the valid names closest first."""
-    from prism_review.names import UnknownNameError
-    from prism_review.venues import get_venue
-
-    known_dims = _all_dimensions()
-    for name in opts.dimensions:
-        if name not in known_dims:
-            raise UnknownNameError("dimension", name, known_dims)
-    present = source.venues()
-    venues = present
-    if opts.venues:
-        wanted: set[str] = set()
-        for name in opts.venues:
-            try:
-                vid = get_venue(name).id
-            except KeyError:
-                vid = None
-            if vid not in present:
-                raise UnknownNameError("venue", name, present, where=str(source.path))
-            wanted.add(str(vid))
-        venues = [v for v in present if v in wanted]
-    systems = sorted({s for v in venues for s in source.systems(v)})  # registers BYO systems
-    for name in opts.systems:
-        if next(iter(_norm_systems([name]))) not in systems:
-            raise UnknownNameError("system", name, systems, where=f"{', '.join(venues)} of {source.path}")
-    return _norm_systems(opts.systems)
-
-
-def _norm_systems(names: list[str]) -> set[str]:
-    from prism_review.systems.registry import get_system
-
-    return _canonical_ids(names, lambda n: get_system(n).id)
-
-
-def _canonical_ids(names: list[str], lookup: Callable[[str], str]) -> set[str]:
-    """The registered id of each name (aliases resolved); unknown names are kept as given."""
-    out = set()
-    for n in names:
-        try:
-            out.add(lookup(n))
-        except KeyError:
-            out.add(n)
-    return out

@@ -219,8 +219,12 @@ def write_markdown(
     *,
     manifest: dict[str, Any],
     notes: list[str] | None = None,
+    table1_note: list[str] | None = None,
 ) -> str:
-    """Write ``summary.md`` (Table 1, one table per dimension and venue, then ``notes``)."""
+    """Write ``summary.md`` (Table 1, one table per dimension and venue, then ``notes``).
+
+    ``table1_note`` is printed under Table 1 (the fidelity card's note for an offline-judge run,
+    :func:`prism_review.report.fidelity.run_note`)."""
     judge = manifest.get("judge", {})
     judge_name = judge.get("judge") or judge.get("name") or "?"
     mode = "compat (reproduces the original PRISM code)" if manifest.get("compat") else "clean (spec recommendations)"
@@ -243,9 +247,7 @@ def write_markdown(
         "`prism compare --a NAME --b NAME` accepts the names in the System column.",
         "",
     ]
-    from prism_review.report.fidelity import run_note
-
-    note = run_note(manifest, dims)
+    note = table1_note or []
     if note:
         parts += [note[0], "", *note[1:], ""]
     for d in dims:

@@ -13,6 +13,7 @@ from typing import Any
 from prism_review.dimensions.base import Dimension, get_dimension
 from prism_review.pipelines.results import read_results
 from prism_review.pipelines.summary import SummaryRow, summarize, table, write_csv, write_markdown
+from prism_review.report.fidelity import run_note
 
 
 @dataclass
@@ -85,7 +86,8 @@ def write_run_outputs(out: Path, *, by_venue: bool = False, html: bool = True) -
     write_csv(summary, out / "summary.csv", mode="compat" if manifest.get("compat") else "clean",
               judge=str(judge) if judge is not None else None)
     text = write_markdown(summary, dims, out / "summary.md", manifest=manifest,
-                          notes=_skip_notes(manifest) + _notes(rows, missing, dims))
+                          notes=_skip_notes(manifest) + _notes(rows, missing, dims),
+                          table1_note=run_note(manifest, dims))
     if html:
         from prism_review.report.html import write_html
 

@@ -22,6 +22,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from prism_review.pipelines.summary import headline_specs
+
 CLASSES: dict[str, str] = {
     "comparable": "comparable to PRISM's scale",
     "ranking_only": "ranking only (orders systems; the absolute level differs from PRISM's)",
@@ -175,8 +177,6 @@ def render_card(card: Card | None = None) -> str:
 
 def table1_columns(dims: list[Any]) -> list[tuple[str, str]]:
     """The (dimension, metric) pairs of Table 1 for these dimensions."""
-    from prism_review.pipelines.summary import headline_specs
-
     return [(d.name, s.key) for d in dims for s in headline_specs(d)]
 
 

@@ -19,8 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from prism_review.data.errors import DataError
-from prism_review.data.reviews import human_reviewer_id
-from prism_review.records import Review, Section
+from prism_review.records import Review, Section, human_reviewer_id
 from prism_review.systems.base import parse_json, read_text
 from prism_review.systems.parsing import SKIP_VALUES, family
 from prism_review.venues import Venue, get_venue, leading_number

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from prism_review.judge.constructiveness.segment import segment_review
-from prism_review.testing.shared import SHARED
+from prism_review.shared_folder import SHARED
 from prism_review.text import sentence_spans
 
 Segmenter = Callable[[str], list[tuple[int, int]]]
@@ -94,7 +94,7 @@ def measure(revutil: list[dict], substan: list[dict]) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    from prism_review.agreement import read_jsonl
+    from prism_review.data.jsonl import read_jsonl
 
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--revutil", type=Path, default=Path(f"{SHARED}/data/labels/revutil/dev.jsonl"))

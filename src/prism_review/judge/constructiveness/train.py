@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from prism_review.agreement import read_jsonl
+from prism_review.data.jsonl import read_jsonl
 from prism_review.judge.constructiveness.features import (
     Tfidf,
     density_matrix,
@@ -47,7 +47,7 @@ from prism_review.judge.constructiveness.features import (
     hand_matrix,
 )
 from prism_review.judge.constructiveness.model import ARTEFACT, artefact_dir
-from prism_review.testing.shared import SHARED
+from prism_review.shared_folder import SHARED
 
 ASPECTS = {
     "D1_actionability": "actionability",
@@ -64,7 +64,6 @@ SETUP: dict[str, dict[str, Any]] = {
     "D2_specificity": {"gpt4o_weight": 1.0, "density": False},
     "D3_justification": {"gpt4o_weight": 0.5, "density": True},
 }
-TYPE_CLASSES = ["weakness", "strength", "question", "suggestion", "observation"]
 DEFAULT_REVUTIL = Path(f"{SHARED}/data/labels/revutil/dev.jsonl")
 DEFAULT_GPT4O = Path(f"{SHARED}/data/labels/revutil-gpt4o/train.jsonl")
 DEFAULT_DISAPERE = Path(f"{SHARED}/data/labels/disapere")

@@ -13,14 +13,12 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, Field
-
 from prism_review.judge.base import ChatMessage, JudgeStep
 from prism_review.judge.depth import prompts
-from prism_review.judge.depth.steps import (
-    CLASSIFY,
-    GROUND,
-    SEGMENT,
+from prism_review.judge.depth.models import (
+    AnalysedUnit,
+    AnalyseInput,
+    AnalyseOutput,
     ClassifiedItem,
     ClassifyInput,
     ClassifyOutput,
@@ -32,25 +30,8 @@ from prism_review.judge.depth.steps import (
     SegmentOutput,
     Unit,
 )
+from prism_review.judge.depth.steps import CLASSIFY, GROUND, SEGMENT
 from prism_review.metrics.depth import ASPECTS, CLAIM, PREMISE
-
-
-class AnalyseInput(BaseModel):
-    """One review to analyse."""
-
-    review_text: str
-
-
-class AnalysedUnit(BaseModel):
-    index: int | None = None
-    argument: str = ""
-    role: str | None = None
-    aspect: str | None = None
-    grounding_score: Any = Field(default=None, json_schema_extra={"type": "integer", "enum": [0, 1, 2]})
-
-
-class AnalyseOutput(BaseModel):
-    arguments: list[AnalysedUnit]
 
 
 class AnalyseStep(JudgeStep[AnalyseInput, AnalyseOutput]):

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from prism_review.agreement import read_jsonl
+from prism_review.data.jsonl import read_jsonl
 from prism_review.text import sentence_spans
 
 ROLE_OF_ACTION = {"arg_evaluative": "Claim", "arg_request": "Claim", "arg_fact": "Premise"}

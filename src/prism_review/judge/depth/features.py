@@ -19,7 +19,6 @@ from collections.abc import Sequence
 _TOKEN = re.compile(r"\w+", re.UNICODE)
 _DIGITS = re.compile(r"\d")
 
-WORD_NGRAMS = (1, 2)
 CHAR_NGRAMS = (2, 5)
 
 

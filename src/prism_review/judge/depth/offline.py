@@ -23,7 +23,7 @@ from typing import Any, TypeVar
 from prism_review.judge.depth.clauses import split_clause
 from prism_review.judge.depth.encoder import load_encoder
 from prism_review.judge.depth.model import load_model
-from prism_review.judge.depth.steps import (
+from prism_review.judge.depth.models import (
     ClassifiedItem,
     ClassifyOutput,
     GroundItem,

@@ -14,48 +14,26 @@ from __future__ import annotations
 import re
 from typing import Any, ClassVar
 
-from pydantic import BaseModel
-from pydantic.json_schema import SkipJsonSchema
-
 from prism_review.judge.base import ChatMessage, JudgeStep
+from prism_review.judge.depth import offline as offline_judge
 from prism_review.judge.depth import prompts
+from prism_review.judge.depth.models import (
+    ClassifiedItem,
+    ClassifyInput,
+    ClassifyOutput,
+    GroundInput,
+    GroundItem,
+    GroundOutput,
+    SegmentInput,
+    SegmentItem,
+    SegmentOutput,
+    Unit,
+)
 from prism_review.judge.markup import mask_markup
 from prism_review.metrics.depth import ASPECTS, CLAIM, PREMISE, normalise_role
 from prism_review.text import fold_ws
 
-
-class Unit(BaseModel):
-    """An argumentative unit: its position in the review's unit list and its verbatim text."""
-
-    index: int
-    text: str
-
-
 # ---- segment ---------------------------------------------------------------------------
-
-
-class SegmentInput(BaseModel):
-    """A review to split; with ``sentences`` the step only selects the argumentative ones."""
-
-    review_text: str
-    sentences: list[str] | None = None
-    compat: bool = False
-
-
-class SegmentItem(BaseModel):
-    index: int | None = None
-    argument: str = ""
-
-
-class SegmentOutput(BaseModel):
-    arguments: list[SegmentItem]
-
-    def units(self) -> list[Unit]:
-        """The finalised units (index defaults to position)."""
-        return [
-            Unit(index=a.index if a.index is not None else i, text=a.argument)
-            for i, a in enumerate(self.arguments)
-        ]
 
 
 def norm_text(text: str) -> str:
@@ -89,9 +67,7 @@ class SegmentStep(JudgeStep[SegmentInput, SegmentOutput]):
         ]
 
     def offline(self, inp: SegmentInput) -> SegmentOutput:
-        from prism_review.judge.depth.offline import segment
-
-        return segment(mask_markup(inp.review_text), inp.sentences)
+        return offline_judge.segment(mask_markup(inp.review_text), inp.sentences)
 
     def finalize(self, inp: SegmentInput, out: SegmentOutput) -> SegmentOutput:
         if inp.compat:
@@ -141,28 +117,6 @@ class SegmentStep(JudgeStep[SegmentInput, SegmentOutput]):
 
 
 # ---- classify --------------------------------------------------------------------------
-
-
-class ClassifyInput(BaseModel):
-    """Units of one review to label with a role and an aspect."""
-
-    review_text: str
-    units: list[Unit]
-    compat: bool = False
-
-
-class ClassifiedItem(BaseModel):
-    index: int | None = None
-    argument: str = ""
-    role: str | None = None
-    aspect: str | None = None
-    #: False when the reply had no entry for this unit (it then counts as Claim/Other);
-    #: internal, not part of the reply schema
-    matched: SkipJsonSchema[bool] = True
-
-
-class ClassifyOutput(BaseModel):
-    classified_arguments: list[ClassifiedItem]
 
 
 _ASPECT_WORDS: list[tuple[str, tuple[str, ...]]] = [
@@ -226,9 +180,7 @@ class ClassifyStep(JudgeStep[ClassifyInput, ClassifyOutput]):
         ]
 
     def offline(self, inp: ClassifyInput) -> ClassifyOutput:
-        from prism_review.judge.depth.offline import classify
-
-        return classify(inp.units)
+        return offline_judge.classify(inp.units)
 
     def finalize(self, inp: ClassifyInput, out: ClassifyOutput) -> ClassifyOutput:
         if inp.compat:  # the classified list replaces the unit list, labels verbatim
@@ -278,28 +230,6 @@ class ClassifyStep(JudgeStep[ClassifyInput, ClassifyOutput]):
 # ---- ground ----------------------------------------------------------------------------
 
 
-class GroundInput(BaseModel):
-    """The premises of one review to grade 0/1/2."""
-
-    review_text: str
-    premises: list[Unit]
-    compat: bool = False
-
-
-class GroundItem(BaseModel):
-    index: int | None = None
-    premise: str = ""
-    grounding_score: float | None = None
-
-
-class GroundOutput(BaseModel):
-    grounding_results: list[GroundItem]
-
-    def scores(self) -> dict[int, float | int | None]:
-        """Unit index → grounding score (finalised outputs only)."""
-        return {g.index: g.grounding_score for g in self.grounding_results if g.index is not None}
-
-
 def clamp_score(value: Any) -> float | int | None:
     """A grounding score clamped to [0, 2]; None when it is not a number."""
     if isinstance(value, bool):
@@ -330,9 +260,7 @@ class GroundStep(JudgeStep[GroundInput, GroundOutput]):
         ]
 
     def offline(self, inp: GroundInput) -> GroundOutput:
-        from prism_review.judge.depth.offline import ground
-
-        return ground(inp.premises)
+        return offline_judge.ground(inp.premises)
 
     def finalize(self, inp: GroundInput, out: GroundOutput) -> GroundOutput:
         if inp.compat:  # exact string equality, the last duplicate wins (a dict in the original)

@@ -34,7 +34,7 @@ from sklearn.model_selection import GroupKFold, StratifiedKFold
 from prism_review.judge.depth import data as D
 from prism_review.judge.depth.features import CONTEXT_NAMES, unit_terms
 from prism_review.judge.depth.model import HEADS, dense_features, save_model
-from prism_review.testing.shared import SHARED
+from prism_review.shared_folder import SHARED
 
 DEFAULT_LABELS = Path(os.environ.get("PRISM_LABELS", f"{SHARED}/data/labels"))
 #: heads that also see the previous and next unit's TF-IDF vectors
@@ -307,7 +307,7 @@ def evaluate_dev(
 
 def write_substan_dev(src: Path, dst: Path) -> int:
     """Copy the SubstanReview dev slice (records with ``id % 5 == 0``) to ``dst``."""
-    from prism_review.agreement import read_jsonl
+    from prism_review.data.jsonl import read_jsonl
 
     rows = [r for r in read_jsonl(src) if int(r["id"]) % 5 == 0]
     dst.parent.mkdir(parents=True, exist_ok=True)

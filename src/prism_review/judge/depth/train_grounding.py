@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from prism_review.agreement import read_jsonl
+from prism_review.data.jsonl import read_jsonl
 from prism_review.judge.depth.data import grounding_of_revutil
 from prism_review.judge.depth.model import DepthModel, read_model, save_model
 from prism_review.judge.depth.train import DEFAULT_LABELS, DEFAULT_OUT

@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from prism_review.agreement import read_jsonl
+from prism_review.data.jsonl import read_jsonl
 from prism_review.judge.depth import data as D
 from prism_review.judge.depth.clauses import substan_sentences
 from prism_review.judge.depth.encoder import (

@@ -172,12 +172,6 @@ _JUDGEMENT = re.compile(
     r"|lacks?|however|but|although|unfortunately|overall|main\s+(?:novelty|contribution)|limited)\b",
     _I,
 )
-_POSITIVE = re.compile(
-    r"\b(?:is|are|seems?|appears?|quite|very|highly|truly|genuinely|definitely|an?)\s+(?:\w+\s+)?(?:novel|new|original|innovative)\b"
-    r"|\bfirst\s+to\b|\b(?:nice|interesting|neat|clever|elegant|fresh)\s+(?:\w+\s+)?(?:idea|ideas|angle|approach|perspective)\b",
-    _I,
-)
-_NEGATED = re.compile(r"\b(?:not|no|lacks?|lacking|limited|little|hardly|neither|nor|without)\b", _I)
 
 
 def offline_score(sentence: str, *, summary_guard: bool = True) -> int:
