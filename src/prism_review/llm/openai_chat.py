@@ -1,16 +1,10 @@
-"""Providers behind one small interface: ``await api.generate(request) -> Generation``.
+"""The OpenAI chat-completions client every built-in provider uses: :class:`OpenAICompatibleAPI`.
 
-Every supported provider speaks the OpenAI chat-completions protocol, so one implementation,
-:class:`OpenAICompatibleAPI` (the official ``openai`` SDK's ``AsyncOpenAI``), serves them all:
-
-* ``openai/<model>`` — OpenAI, or any OpenAI-compatible server when ``base_url`` /
-  ``$OPENAI_BASE_URL`` points elsewhere (vLLM, Ollama, llama.cpp, OpenRouter, Together);
-* ``gemini/<model>`` — Gemini's OpenAI-compatible endpoint, key ``$GEMINI_API_KEY`` or
-  ``$GOOGLE_API_KEY``;
-* ``openai-compatible/<model>@http://host:port/v1`` — an explicit server;
-* aliases as the ecosystem writes them: ``google/<model>`` = ``gemini/<model>``,
-  ``vllm/<model>@<url>`` = ``openai-compatible/<model>@<url>``, ``ollama/<model>[@<url>]`` =
-  ``openai-compatible/<model>@http://localhost:11434/v1`` (Ollama's default address).
+OpenAI, Gemini's OpenAI-compatible endpoint and any OpenAI-compatible server (vLLM, Ollama,
+llama.cpp, OpenRouter, Together) speak this one protocol, through the official ``openai`` SDK's
+``AsyncOpenAI``. What differs between them (labels, key variables, whether ``seed`` is sent) is
+read from the provider's registered unit (:mod:`prism_review.llm.provider`). Only provider
+factories import this module, so the SDK is loaded when a judge is built, not before.
 
 SDK retries are disabled (``max_retries=0``): the judge owns retries so it can count errors,
 honour ``retry-after`` and apply the max-errors cutoff. The request body is built here, exactly
@@ -27,12 +21,9 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import os
 import re
 import time
-from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 import openai
 
@@ -45,20 +36,17 @@ except ImportError:  # pragma: no cover - depends on the installed SDK major
 
 from prism_review.llm.budget import allowed_max_tokens, is_model_wide
 from prism_review.llm.credentials import mask_url
-from prism_review.llm.errors import ConfigError, FatalProviderError, ProviderError, TransportError
+from prism_review.llm.errors import FatalProviderError, ProviderError, TransportError
 from prism_review.llm.limits import retry_after_seconds
+from prism_review.llm.provider import (
+    Generation,
+    ModelSpec,
+    Request,
+    get_provider,
+    is_reasoning_model,
+)
 
 log = logging.getLogger("prism_review.llm")
-GEMINI_BASE_URL = "https://generativelanguage.googleapis.com/v1beta/openai/"
-OPENAI_BASE_URL = "https://api.openai.com/v1"
-PROVIDERS = ("openai", "gemini", "openai-compatible")
-OLLAMA_BASE_URL = "http://localhost:11434/v1"
-#: provider aliases → (provider, default base URL)
-ALIASES = {"google": ("gemini", None), "vllm": ("openai-compatible", None),
-           "ollama": ("openai-compatible", OLLAMA_BASE_URL)}
-_KEY_VARS = {"openai": ("OPENAI_API_KEY",), "gemini": ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
-             "openai-compatible": ("OPENAI_API_KEY",)}
-_LABEL = {"openai": "OpenAI", "gemini": "Gemini", "openai-compatible": "OpenAI-compatible server"}
 #: response formats tried in order; a server that rejects one gets the next
 RESPONSE_MODES = ("json_schema", "json_object", "text")
 
@@ -70,105 +58,6 @@ class ServerUnreachable(FatalProviderError, TransportError):
     def __init__(self, message: str, *, provider: str) -> None:
         ProviderError.__init__(self, message, provider=provider)
         self.step = ""
-
-
-@dataclass(frozen=True)
-class ModelSpec:
-    """A parsed judge spec: provider, model and (optional) base URL."""
-
-    provider: str
-    model: str
-    base_url: str | None = None
-
-    @property
-    def name(self) -> str:
-        """The spec as a string (``provider/model``, plus ``@base_url`` for explicit servers)."""
-        if self.provider == "openai-compatible" and self.base_url:
-            return f"{self.provider}/{self.model}@{mask_url(self.base_url)}"
-        return f"{self.provider}/{self.model}"
-
-
-def parse_spec(spec: str) -> ModelSpec:
-    """Parse ``openai/<model>``, ``gemini/<model>`` or ``openai-compatible/<model>@<url>``
-    (and the :data:`ALIASES`, which become those specs)."""
-    provider, sep, rest = spec.strip().partition("/")
-    provider, default_url = ALIASES.get(provider, (provider, None))
-    if not sep or not rest or provider not in PROVIDERS:
-        raise ConfigError(
-            f"unknown judge {spec!r}: use 'offline', 'openai/<model>', 'gemini/<model>', "
-            "'openai-compatible/<model>@http://host:port/v1' or an alias: 'google/<model>', "
-            "'vllm/<model>@<url>', 'ollama/<model>'")
-    base_url = None
-    if provider == "openai-compatible":
-        at = max(rest.rfind("@http://"), rest.rfind("@https://"))  # a URL may hold user:pw@
-        if at < 0:
-            model, base_url = rest, default_url
-        else:
-            model, base_url = rest[:at], rest[at + 1 :]
-        rest = model
-    if not rest:
-        raise ConfigError(f"judge {spec!r} names no model")
-    return ModelSpec(provider, rest, base_url)
-
-
-def is_reasoning_model(model: str) -> bool:
-    """o-series and gpt-5 models: ``max_completion_tokens`` and no temperature."""
-    name = model.rsplit("/", 1)[-1].lower()
-    return name.startswith(("o1", "o3", "o4", "gpt-5"))
-
-
-def resolve_endpoint(spec: ModelSpec, *, api_key: str | None, base_url: str | None,
-                     env: Mapping[str, str] | None = None) -> tuple[str, str]:
-    """(base URL, API key) for ``spec``; a missing required key raises a :class:`ConfigError`."""
-    env = os.environ if env is None else env
-    if spec.provider == "gemini":
-        url = base_url or GEMINI_BASE_URL
-    elif spec.provider == "openai-compatible":
-        url = base_url or spec.base_url or env.get("OPENAI_BASE_URL") or ""
-        if not url:
-            raise ConfigError(f"{spec.name}: no server URL; write the judge as "
-                              "'openai-compatible/<model>@http://host:port/v1' or pass --base-url")
-    else:
-        url = base_url or env.get("OPENAI_BASE_URL") or OPENAI_BASE_URL
-    key = api_key or next((env[v] for v in _KEY_VARS[spec.provider] if env.get(v)), None)
-    if not key:
-        official = spec.provider == "gemini" or "api.openai.com" in url
-        if official:
-            names = " or ".join(_KEY_VARS[spec.provider])
-            raise ConfigError(f"{_LABEL[spec.provider]} needs an API key: set {names}")
-        key = "not-needed"  # local servers accept any key
-    return url, key
-
-
-@dataclass
-class Request:
-    """One chat-completion request, provider-neutral."""
-
-    model: str
-    messages: list[dict[str, str]]
-    temperature: float
-    max_tokens: int
-    schema: dict[str, Any] | None = None
-    schema_name: str = "output"
-    strict: bool = True
-    seed: int | None = None
-    timeout: float = 120.0
-    step: str = ""
-
-
-@dataclass
-class Generation:
-    """A model reply with its usage."""
-
-    text: str
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    #: prompt tokens the provider served from its prompt cache (billed at the cached price)
-    cached_prompt_tokens: int = 0
-    finish_reason: str | None = None
-    latency: float = 0.0
-    response_mode: str = "text"
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 #: 400s that a different response format cannot fix
@@ -184,27 +73,6 @@ def _not_about_format(message: str) -> bool:
     return bool(_NOT_FORMAT.search(message) or _RATE_LIMITED.search(message))
 
 
-@runtime_checkable
-class ModelAPI(Protocol):
-    """The provider seam: one ``generate`` attempt per request (retries live in the caller).
-
-    ``provider`` and ``base_url`` name the concurrency pool; ``generate`` raises
-    :class:`~prism_review.llm.errors.ProviderError` (``retryable`` set) or
-    :class:`~prism_review.llm.errors.FatalProviderError`, never an SDK exception.
-    """
-
-    provider: str
-    base_url: str
-
-    async def generate(self, req: Request) -> Generation:
-        """Send ``req`` once and return the reply with its usage."""
-        ...
-
-    async def aclose(self) -> None:
-        """Release connections bound to the running event loop."""
-        ...
-
-
 def _schema_hint(schema: dict[str, Any]) -> str:
     return ("Reply with one JSON object only, matching this JSON schema:\n"
             + json.dumps(schema, separators=(",", ":")))
@@ -216,6 +84,10 @@ class OpenAICompatibleAPI:
     def __init__(self, spec: ModelSpec, *, base_url: str, api_key: str) -> None:
         self.spec = spec
         self.provider = spec.provider
+        unit = get_provider(spec.provider)
+        self.label = unit.label or unit.name
+        self.keys = " or ".join(unit.key_vars) or "--api-key"
+        self.sends_seed = unit.sends_seed
         self.base_url = base_url
         self._api_key = api_key
         self._clients: dict[int, openai.AsyncOpenAI] = {}
@@ -256,7 +128,7 @@ class OpenAICompatibleAPI:
         else:
             kw["max_tokens"] = budget
             kw["temperature"] = req.temperature
-        if req.seed is not None and self.provider != "gemini":
+        if req.seed is not None and self.sends_seed:
             kw["seed"] = req.seed
         if req.schema is not None:
             if mode == "json_schema":
@@ -268,6 +140,12 @@ class OpenAICompatibleAPI:
                 if mode == "json_object":
                     kw["response_format"] = {"type": "json_object"}
         return kw
+
+    def batch_line(self, req: Request) -> tuple[str, dict[str, Any]]:
+        """(response mode, body) the live call of ``req`` would send now: a Batch API line."""
+        slot = (req.model, req.schema_name)
+        mode = RESPONSE_MODES[self.mode_floor.get(slot, 0) if req.schema is not None else 2]
+        return mode, self._body(req, mode)
 
     async def generate(self, req: Request) -> Generation:
         """One attempt (no retries here); falls back through response formats on a 400."""
@@ -312,7 +190,7 @@ class OpenAICompatibleAPI:
             choice = resp["choices"][0]
             text = choice["message"].get("content") or ""
         except (KeyError, IndexError, TypeError, AttributeError):
-            raise ProviderError(f"{_LABEL[self.provider]} returned no usable choice",
+            raise ProviderError(f"{self.label} returned no usable choice",
                                 provider=self.provider, retryable=True) from None
         usage = resp.get("usage") or {}
         details = usage.get("prompt_tokens_details") or {}
@@ -325,8 +203,7 @@ class OpenAICompatibleAPI:
         )
 
     def _translate(self, exc: BaseException, req: Request) -> ProviderError:
-        label = _LABEL[self.provider]
-        keys = " or ".join(_KEY_VARS[self.provider])
+        label, keys = self.label, self.keys
         if isinstance(exc, openai.APITimeoutError):
             return ProviderError(f"{label}: request timed out after {req.timeout:g}s",
                                  provider=self.provider, retryable=True)
