@@ -1,0 +1,150 @@
+"""Providers are registered units: a toy one runs ``prism evaluate`` end to end, plug-ins are
+found by entry point, and importing prism_review loads no provider SDK."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from prism_review.cli import app
+from prism_review.llm import ConfigError, FatalProviderError, make_judge
+from prism_review.llm.provider import (
+    get_provider,
+    modelapi,
+    parse_spec,
+    providers,
+    unregister,
+)
+from prism_review.pipelines.results import read_results
+from prism_review.testing.llm_server import LLMServer
+
+from ._steps import LabelIn, LabelStep
+
+
+def _python(code: str, **env: str) -> subprocess.CompletedProcess[str]:
+    import os
+
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
+                          text=True, env={**os.environ, **env}, timeout=120)
+
+
+def test_importing_prism_review_loads_no_provider_sdk() -> None:
+    proc = _python("""
+        import sys
+        import prism_review, prism_review.llm, prism_review.cli, prism_review.pipelines.runner
+        from prism_review.llm.provider import parse_spec, resolve_endpoint
+        from prism_review.llm.pricing import PriceTable
+        spec = parse_spec("gemini/gemini-2.5-flash")
+        resolve_endpoint(spec, api_key="k", base_url=None)
+        PriceTable().cost("gpt-4o-mini", 10, 10)
+        sdks = sorted(m for m in sys.modules if m.split(".")[0] in ("openai", "google"))
+        print("before", sdks)
+        from prism_review.llm import make_judge
+        make_judge("openai/gpt-4o-mini", api_key="k", no_cache=True)
+        print("after", "openai" in sys.modules)
+    """)
+    assert proc.returncode == 0, proc.stderr
+    assert "before []" in proc.stdout, proc.stdout  # the registry and prices need no SDK
+    assert "after True" in proc.stdout  # building a judge does load it (the check can fail)
+
+
+def test_the_builtin_providers_and_their_aliases() -> None:
+    names = [p.name for p in providers()]
+    assert names[:3] == ["openai", "gemini", "openai-compatible"]
+    assert get_provider("google").name == "gemini" and get_provider("ollama").name == "openai-compatible"
+    with pytest.raises(ConfigError, match="already taken"):
+        modelapi("vllm")(lambda spec, **kw: None)  # an alias counts as a taken name
+
+
+@pytest.fixture
+def toy_server() -> Iterator[LLMServer]:
+    server = LLMServer(schema_seed=3).start()  # answers any step from its JSON schema
+    server.api_key = "toy-secret"  # anything else gets a 401
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def toy(toy_server: LLMServer) -> Iterator[Any]:
+    """The provider of docs/extending.md, pointed at the loopback server."""
+
+    @modelapi("toy", label="Toy", key_vars=("TOY_API_KEY",), base_url=toy_server.base_url,
+              sdk="openai")
+    def toy_api(spec: Any, *, base_url: str, api_key: str) -> Any:
+        from prism_review.llm.openai_chat import OpenAICompatibleAPI
+
+        return OpenAICompatibleAPI(spec, base_url=base_url, api_key=api_key)
+
+    try:
+        yield get_provider("toy")
+    finally:
+        unregister("toy")
+
+
+def test_a_toy_provider_runs_prism_evaluate(toy, toy_server, tmp_path, monkeypatch) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("TOY_API_KEY", raising=False)
+    with pytest.raises(ConfigError, match="Toy needs an API key: set TOY_API_KEY"):
+        make_judge("toy/test-model", no_cache=True)  # its own host wants its own key
+    assert "'toy/<model>'" in str(pytest.raises(ConfigError, parse_spec, "toi/x").value)
+    monkeypatch.setenv("TOY_API_KEY", "toy-secret")
+    monkeypatch.setenv("PRISM_RETRY_BASE", "0.01")
+    args = ["evaluate", "--judge", "toy/test-model", "--dimension", "depth", "--limit", "2",
+            "--out", str(tmp_path / "run"), "--cache-dir", str(tmp_path / "cache"), "--quiet",
+            "--no-report"]
+    res = CliRunner().invoke(app, args)
+    assert res.exit_code == 0, res.output
+    rows = read_results(tmp_path / "run")
+    assert rows and {r.dimension for r in rows} == {"depth"}
+    assert [r.status for r in rows] == ["ok"] * len(rows), [r.error for r in rows]
+    assert toy_server.requests and not any(r.fault == "bad_key" for r in toy_server.requests)
+    manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
+    assert manifest["judge"]["judge"] == "toy/test-model" and manifest["judge"]["provider"] == "toy"
+    with pytest.raises(ConfigError, match="declares no Batch API support"):
+        make_judge("toy/test-model", batch=True)  # toy did not declare batch=True
+
+
+def test_an_unregistered_provider_is_unknown_again(toy) -> None:
+    assert parse_spec("toy/m").provider == "toy"
+    unregister("toy")
+    with pytest.raises(ConfigError, match="unknown judge 'toy/m'"):
+        parse_spec("toy/m")
+
+
+async def test_a_wrong_toy_key_stops_the_run_naming_its_variable(toy, toy_server, monkeypatch,
+                                                                   tmp_path) -> None:
+    monkeypatch.setenv("TOY_API_KEY", "wrong")
+    judge = make_judge("toy/test-model", cache_dir=tmp_path)
+    with pytest.raises(FatalProviderError, match=r"Toy rejected the API key \(401\): set TOY_API_KEY"):
+        await judge.run(LabelStep(), LabelIn(text="x"))
+    await judge.aclose()
+
+
+def test_a_plugin_package_registers_through_its_entry_point(tmp_path: Path) -> None:
+    (tmp_path / "plug_provider.py").write_text(textwrap.dedent("""
+        from prism_review.llm.provider import modelapi
+
+        @modelapi("plug", key_vars=("PLUG_KEY",), url_in_spec=True)
+        def plug(spec, *, base_url, api_key):
+            raise NotImplementedError
+    """))
+    info = tmp_path / "plug_provider-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: plug-provider\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text("[prism_review.providers]\nplug = plug_provider\n")
+    proc = _python("""
+        from prism_review.llm.provider import parse_spec
+        print(parse_spec("plug/m@http://box:1/v1").name)
+    """, PYTHONPATH=str(tmp_path))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "plug/m@http://box:1/v1"
