@@ -4,7 +4,7 @@ Build a judge from a spec string with :func:`make_judge`::
 
     judge = make_judge("openai/gpt-4o-mini", concurrency=16, audit_path="out/audit.jsonl")
     result = await judge.run(step, inp)      # StepResult: ok, or unscored with the raw reply
-    judge.stats.cache_hits, judge.stats.cost_usd, judge.describe()
+    judge.stats.usage.cache_hits, judge.stats.usage.cost_usd, judge.describe()
 
 Specs: ``offline`` (the built-in judge) or ``<provider>/<model>`` for a registered provider
 (:mod:`prism_review.llm.provider`; the built-in ones are in :mod:`prism_review.llm.providers`).

@@ -147,6 +147,7 @@ class LLMJudge:
             result = await self._run(step, inp, usage, ids)
         finally:
             usage.seconds = time.perf_counter() - started
+            self.stats.usage.seconds += usage.seconds
         result.usage, result.request_ids = usage, ids
         if not result.ok:
             self.stats.unscored += 1
