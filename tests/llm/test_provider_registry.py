@@ -148,3 +148,26 @@ def test_a_plugin_package_registers_through_its_entry_point(tmp_path: Path) -> N
     """, PYTHONPATH=str(tmp_path))
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "plug/m@http://box:1/v1"
+
+
+class _NoBatchAPI:
+    """A provider API of its own (not the OpenAI chat client): generate/aclose only."""
+
+    def __init__(self, spec: Any, *, base_url: str, api_key: str) -> None:
+        self.provider, self.base_url = spec.provider, base_url
+
+    async def generate(self, req: Any) -> Any:
+        raise NotImplementedError
+
+    async def aclose(self) -> None:
+        return None
+
+
+def test_dry_run_needs_an_api_that_builds_batch_lines(tmp_path) -> None:
+    modelapi("bare", base_url="http://127.0.0.1:9/v1", batch=True)(_NoBatchAPI)
+    try:
+        assert make_judge("bare/m", cache_dir=tmp_path).name == "bare/m"
+        with pytest.raises(ConfigError, match="bare cannot build batch lines"):
+            make_judge("bare/m", dry_run=True, cache_dir=tmp_path)
+    finally:
+        unregister("bare")

@@ -39,7 +39,7 @@ from prism_review.llm.batch import BatchQueue, Deferred
 from prism_review.llm.cache import ResponseCache
 from prism_review.llm.calls import CACHE_KEY_VERSION, CallManager, CallOutcome, JudgeStats
 from prism_review.llm.credentials import mask_url, step_key
-from prism_review.llm.errors import TransportError
+from prism_review.llm.errors import ConfigError, TransportError
 from prism_review.llm.parse import (
     ReplyParseError,
     apply_enums,
@@ -103,6 +103,11 @@ class LLMJudge:
         #: batch mode / dry run: cache misses are queued (see :mod:`prism_review.llm.batch`)
         self.batch = batch
         if batch is not None:
+            lacking = sorted({a.provider for a in self._apis.values()
+                              if not callable(getattr(a, "batch_line", None))})
+            if lacking:
+                raise ConfigError(f"--batch/--dry-run: the API of {', '.join(lacking)} cannot "
+                                  "build batch lines (it has no batch_line method)")
             batch.calls, batch.apis = self.calls, lambda: list(self._apis.values())
             self.calls.batch = batch
 

@@ -121,7 +121,8 @@ APIFactory = Callable[..., ModelAPI]
 
 
 def _key_on_home_host(unit: Provider, url: str) -> bool:
-    return bool(unit.base_url) and host_of(url) == host_of(unit.base_url or "")
+    """A provider with key variables wants a key on its own host (``base_url``) only."""
+    return bool(unit.key_vars and unit.base_url) and host_of(url) == host_of(unit.base_url or "")
 
 
 @dataclass(frozen=True)
@@ -145,7 +146,8 @@ class Provider:
     #: model strings may end in ``@http(s)://...`` naming the server (and the spec's name shows it)
     url_in_spec: bool = False
     #: ``needs_key(unit, url)``: is a key required at ``url``? Without one a local server is
-    #: sent ``"not-needed"``. Default: only on the provider's own host (``base_url``).
+    #: sent ``"not-needed"``. Default: on the provider's own host (``base_url``), if it has
+    #: ``key_vars``.
     needs_key: Callable[[Provider, str], bool] = _key_on_home_host
     #: built-in list prices, USD per 1M tokens: model -> (input, output)
     prices: Mapping[str, tuple[float, float]] = field(default_factory=dict)
