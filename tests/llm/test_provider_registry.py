@@ -171,3 +171,11 @@ def test_dry_run_needs_an_api_that_builds_batch_lines(tmp_path) -> None:
             make_judge("bare/m", dry_run=True, cache_dir=tmp_path)
     finally:
         unregister("bare")
+
+
+def test_docs_providers_table_names_every_registered_provider() -> None:
+    doc = (Path(__file__).parents[2] / "docs" / "providers.md").read_text()
+    table = "\n".join(line for line in doc.splitlines() if line.startswith("| `"))
+    for unit in providers():
+        for word in (unit.name, *unit.aliases):
+            assert f"`{word}/<model>" in table, f"docs/providers.md does not list {word}/"
