@@ -60,6 +60,19 @@ def test_the_builtin_providers_and_their_aliases() -> None:
     names = [p.name for p in providers()]
     assert names[:3] == ["openai", "gemini", "openai-compatible"]
     assert get_provider("google").name == "gemini" and get_provider("ollama").name == "openai-compatible"
+    # the same list, in the same order, whichever unit module is imported first
+    proc = _python("""
+        import prism_review.llm.providers.openai_compatible
+        from prism_review.llm.provider import parse_spec
+        try:
+            parse_spec("x/y")
+        except Exception as exc:
+            print(exc)
+    """)
+    assert proc.stdout.strip() == (
+        "unknown judge 'x/y': use 'offline', 'openai/<model>', 'gemini/<model>', "
+        "'openai-compatible/<model>@http://host:port/v1' or an alias: 'google/<model>', "
+        "'vllm/<model>@<url>', 'ollama/<model>'"), proc.stderr
     with pytest.raises(ConfigError, match="already taken"):
         modelapi("vllm")(lambda spec, **kw: None)  # an alias counts as a taken name
 

@@ -39,9 +39,8 @@ from prism_review.llm.errors import ConfigError
 
 log = logging.getLogger("prism_review.llm")
 
-#: the modules of the built-in providers, imported (in this order) on the first look-up
-BUILTIN_MODULES = ("prism_review.llm.providers.openai", "prism_review.llm.providers.gemini",
-                   "prism_review.llm.providers.openai_compatible")
+#: the package of the built-in providers, imported on the first look-up
+BUILTIN_PACKAGE = "prism_review.llm.providers"
 ENTRY_POINT_GROUP = "prism_review.providers"
 
 
@@ -220,8 +219,7 @@ def _load() -> None:
         if _LOADED:
             return
         _LOADED = True
-        for module in BUILTIN_MODULES:
-            importlib.import_module(module)
+        importlib.import_module(BUILTIN_PACKAGE)
         for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
             try:
                 ep.load()
