@@ -192,3 +192,12 @@ def test_docs_providers_table_names_every_registered_provider() -> None:
     for unit in providers():
         for word in (unit.name, *unit.aliases):
             assert f"`{word}/<model>" in table, f"docs/providers.md does not list {word}/"
+
+
+async def test_a_step_model_named_like_an_alias_is_a_model_id(llm_server, loopback_judge) -> None:
+    # Hugging Face ids such as google/gemma-2-9b-it are models of the main judge's server, as
+    # they were before the registry: only canonical provider names switch the provider
+    llm_server.set_responder(lambda body: {"label": "positive", "score": 1, "reasons": []})
+    judge = loopback_judge(steps={"test": {"model": "google/gemma-2-9b-it"}})
+    assert (await judge.run(LabelStep(), LabelIn(text="x"))).ok
+    assert llm_server.requests[0].body["model"] == "google/gemma-2-9b-it"

@@ -99,7 +99,7 @@ def make_judge(spec: str, **options: Any) -> Judge:
 def _step_providers(settings: Settings) -> list[str]:
     """The providers the per-step models name (a bare model name uses the main one)."""
     return sorted({parse_spec(m).provider for m in settings.step_models()
-                   if is_provider(m.split("/", 1)[0])})
+                   if is_provider(m.split("/", 1)[0], aliases=False)})
 
 
 def _check_batch(cache: Any, names: list[str]) -> None:

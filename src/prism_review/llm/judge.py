@@ -116,7 +116,7 @@ class LLMJudge:
         if not model_setting:
             return self.api, self.spec.model
         head = model_setting.split("/", 1)[0]
-        if not is_provider(head):
+        if not is_provider(head, aliases=False):  # google/gemma-2-9b-it is a model id
             return self.api, model_setting
         other = parse_spec(model_setting)
         if other.provider == self.spec.provider and other.base_url is None:

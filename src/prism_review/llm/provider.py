@@ -243,10 +243,14 @@ def get_provider(name: str) -> Provider:
     return unit
 
 
-def is_provider(word: str) -> bool:
-    """True when ``word`` names a registered provider or alias."""
+def is_provider(word: str, *, aliases: bool = True) -> bool:
+    """True when ``word`` names a registered provider (or, with ``aliases``, an alias).
+
+    A per-step model setting is read with ``aliases=False``: there ``google/gemma-2-9b-it`` is
+    a Hugging Face model id served by the main judge's server, not a Gemini spec.
+    """
     _load()
-    return word in _REGISTRY or word in _ALIASES
+    return word in _REGISTRY or (aliases and word in _ALIASES)
 
 
 def _known() -> str:
