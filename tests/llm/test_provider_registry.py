@@ -87,17 +87,22 @@ def toy_server() -> Iterator[LLMServer]:
         server.stop()
 
 
+DOC_URL = "http://127.0.0.1:8000/v1"
+
+
+def doc_toy_code() -> str:
+    """The toy provider module of docs/extending.md, exactly as printed there."""
+    doc = (Path(__file__).parents[2] / "docs" / "extending.md").read_text()
+    section = doc[doc.index("## Adding a provider"):]
+    return section.split("```python\n", 1)[1].split("```", 1)[0]
+
+
 @pytest.fixture
 def toy(toy_server: LLMServer) -> Iterator[Any]:
-    """The provider of docs/extending.md, pointed at the loopback server."""
-
-    @modelapi("toy", label="Toy", key_vars=("TOY_API_KEY",), base_url=toy_server.base_url,
-              sdk="openai")
-    def toy_api(spec: Any, *, base_url: str, api_key: str) -> Any:
-        from prism_review.llm.openai_chat import OpenAICompatibleAPI
-
-        return OpenAICompatibleAPI(spec, base_url=base_url, api_key=api_key)
-
+    """The provider of docs/extending.md, its server moved to the loopback one."""
+    code = doc_toy_code()
+    assert DOC_URL in code and "@modelapi(" in code
+    exec(compile(code.replace(DOC_URL, toy_server.base_url), "toy_provider.py", "exec"), {})
     try:
         yield get_provider("toy")
     finally:
