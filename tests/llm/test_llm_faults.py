@@ -29,7 +29,7 @@ async def test_retryable_status_then_success(llm_server, loopback_judge, code):
     res = await _run(judge)
     assert res.ok and res.output.score == 3
     assert len(llm_server.requests) == 3
-    assert judge.stats.retries == 2 and judge.stats.errors == 0 and judge.stats.calls == 1
+    assert judge.stats.retries == 2 and judge.stats.errors == 0 and judge.stats.usage.calls == 1
 
 
 async def test_429_retry_after_is_honoured(llm_server, loopback_judge):
@@ -166,7 +166,7 @@ async def test_reply_cut_at_the_budget_is_re_asked_with_more_room(llm_server, lo
     # as an answer)
     again = loopback_judge(max_tokens=300)
     res2 = await _run(again)
-    assert res2.ok and res2.output == res.output and again.stats.calls == 0
+    assert res2.ok and res2.output == res.output and again.stats.usage.calls == 0
 
 
 async def test_400_is_not_retried_and_names_provider(llm_server, loopback_judge):

@@ -76,14 +76,14 @@ async def test_second_identical_run_makes_zero_calls(llm_server, loopback_judge,
     items = [LabelIn(text=f"item {i}") for i in range(12)]
     first = loopback_judge(audit_path=tmp_path / "out1" / "audit.jsonl")
     r1 = await asyncio.gather(*(first.run(LabelStep(), x) for x in items))
-    assert first.stats.calls == 12 and first.stats.cache_hits == 0
+    assert first.stats.usage.calls == 12 and first.stats.usage.cache_hits == 0
     n_requests = len(llm_server.requests)
     # a new judge (new process in real life), a new output folder, the same shared cache
     second = loopback_judge(audit_path=tmp_path / "out2" / "audit.jsonl")
     r2 = await asyncio.gather(*(second.run(LabelStep(), x) for x in items))
     assert len(llm_server.requests) == n_requests  # zero model calls
     assert second.stats.summary().startswith("0 model calls, 12 cache hits (100%), 0 tokens")
-    assert second.stats.calls == 0 and second.stats.cache_hits == 12
+    assert second.stats.usage.calls == 0 and second.stats.usage.cache_hits == 12
     assert [r.output for r in r2] == [r.output for r in r1]
     assert all(r.usage.cache_hits == 1 and r.usage.calls == 0 for r in r2)
     assert [r.request_ids for r in r2] == [r.request_ids for r in r1]
@@ -96,7 +96,7 @@ async def test_cache_key_ignores_key_timeout_concurrency(llm_server, loopback_ju
     await loopback_judge(api_key="k1", timeout=5, concurrency=2).run(LabelStep(), LabelIn(text="a"))
     other = loopback_judge(api_key="k2", timeout=9, concurrency=7, rpm=600)
     await other.run(LabelStep(), LabelIn(text="a"))
-    assert other.stats.cache_hits == 1 and len(llm_server.requests) == 1
+    assert other.stats.usage.cache_hits == 1 and len(llm_server.requests) == 1
 
 
 @pytest.mark.parametrize("change", [{"temperature": 0.0, "max_tokens": 77}, {"seed": 3},
@@ -106,7 +106,7 @@ async def test_cache_key_covers_output_affecting_settings(llm_server, loopback_j
     await loopback_judge().run(LabelStep(), LabelIn(text="a"))
     again = loopback_judge(**change)
     await again.run(LabelStep(), LabelIn(text="a"))
-    assert again.stats.cache_hits == 0 and len(llm_server.requests) == 2
+    assert again.stats.usage.cache_hits == 0 and len(llm_server.requests) == 2
 
 
 async def test_sampled_calls_are_cached_too_and_a_new_seed_or_epoch_draws_again(
@@ -143,7 +143,7 @@ async def test_two_servers_with_the_same_model_name_never_share_replies(
                            cache_dir=llm_cache_dir, api_key="k")
         res = await judge.run(LabelStep(), LabelIn(text="a"))
         await judge.aclose()
-        assert res.output.score == 1 and len(other.requests) == 1 and judge.stats.cache_hits == 0
+        assert res.output.score == 1 and len(other.requests) == 1 and judge.stats.usage.cache_hits == 0
 
 
 async def test_a_broken_cache_is_a_miss_never_a_failed_step(llm_server, loopback_judge,
@@ -158,7 +158,7 @@ async def test_a_broken_cache_is_a_miss_never_a_failed_step(llm_server, loopback
         db.execute("DROP TABLE responses")
     with caplog.at_level("WARNING", logger="prism_review.llm"):
         res = await judge.run(LabelStep(), LabelIn(text="a"))
-    assert res.ok and res.output == LabelOut(**GOOD) and judge.stats.calls == 1
+    assert res.ok and res.output == LabelOut(**GOOD) and judge.stats.usage.calls == 1
     assert "cache read failed" in caplog.text and "cache write failed" in caplog.text
 
 
@@ -283,8 +283,8 @@ async def test_stats_usage_cost_and_describe(llm_server, loopback_judge):
     assert res.usage.prompt_tokens > 100 and res.usage.completion_tokens > 0
     expected = (res.usage.prompt_tokens * 0.15 + res.usage.completion_tokens * 0.60) / 1e6
     assert res.usage.cost_usd == pytest.approx(expected)
-    assert judge.stats.cost_usd == pytest.approx(expected)
-    assert judge.stats.calls == 1 and judge.stats.unpriced_calls == 0
+    assert judge.stats.usage.cost_usd == pytest.approx(expected)
+    assert judge.stats.usage.calls == 1 and judge.stats.unpriced_calls == 0
     info = judge.describe()
     assert info["judge"].startswith("openai-compatible/gpt-4o-mini@http://127.0.0.1")
     assert info["settings"]["max_tokens"] == 8000 and info["versions"]["openai"]
@@ -355,7 +355,7 @@ async def test_identical_requests_in_flight_share_one_call(llm_server, loopback_
     judge = loopback_judge()
     res = await asyncio.gather(*(judge.run(LabelStep(), LabelIn(text="same")) for _ in range(5)))
     assert all(r.ok for r in res) and len(llm_server.requests) == 1
-    assert judge.stats.calls == 1 and judge.stats.cache_hits == 4
+    assert judge.stats.usage.calls == 1 and judge.stats.usage.cache_hits == 4
     assert sum(r.usage.calls for r in res) == 1
 
 
@@ -373,7 +373,7 @@ async def test_cache_key_covers_the_output_schema(llm_server, loopback_judge):
     await judge.run(LabelStep(), LabelIn(text="a"))
     await judge.run(LabelStepV2(), LabelIn(text="a"))
     await judge.run(LabelStep(), LabelIn(text="a"))
-    assert len(llm_server.requests) == 2 and judge.stats.cache_hits == 1
+    assert len(llm_server.requests) == 2 and judge.stats.usage.cache_hits == 1
 
 
 async def test_rpm_limit_applies_to_judge_calls(llm_server, loopback_judge):

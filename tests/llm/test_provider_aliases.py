@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from prism_review.llm import ConfigError, make_judge
-from prism_review.llm.provider import OLLAMA_BASE_URL, parse_spec, resolve_endpoint
+from prism_review.llm.provider import parse_spec, resolve_endpoint
+from prism_review.llm.providers.openai_compatible import OLLAMA_BASE_URL
 
 from ._steps import LabelIn, LabelStep
 

@@ -4,11 +4,12 @@ Build a judge from a spec string with :func:`make_judge`::
 
     judge = make_judge("openai/gpt-4o-mini", concurrency=16, audit_path="out/audit.jsonl")
     result = await judge.run(step, inp)      # StepResult: ok, or unscored with the raw reply
-    judge.stats.cache_hits, judge.stats.cost_usd, judge.describe()
+    judge.stats.usage.cache_hits, judge.stats.usage.cost_usd, judge.describe()
 
-Specs: ``offline`` (the built-in judge), ``openai/<model>``, ``gemini/<model>`` and
-``openai-compatible/<model>@http://host:port/v1``. See :mod:`prism_review.llm.settings` for the
-config file and the precedence of options, environment and config, and ``docs/providers.md``.
+Specs: ``offline`` (the built-in judge) or ``<provider>/<model>`` for a registered provider
+(:mod:`prism_review.llm.provider`; the built-in ones are in :mod:`prism_review.llm.providers`).
+See :mod:`prism_review.llm.settings` for the config file and the precedence of options,
+environment and config, and ``docs/providers.md``.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from prism_review.llm.errors import (
 )
 from prism_review.llm.judge import JudgeStats, LLMJudge
 from prism_review.llm.pricing import PriceTable
-from prism_review.llm.provider import parse_spec
+from prism_review.llm.provider import get_provider, is_provider, parse_spec
 from prism_review.llm.settings import Settings
 
 __all__ = [
@@ -47,8 +48,7 @@ _WIRING_OPTIONS = ("base_url", "api_key", "cache_dir", "no_cache", "config_path"
 
 
 def make_judge(spec: str, **options: Any) -> Judge:
-    """A judge for ``spec`` (``offline``, ``openai/<m>``, ``gemini/<m>``,
-    ``openai-compatible/<m>@<url>``).
+    """A judge for ``spec`` (``offline`` or ``<provider>/<model>``).
 
     Options (``None`` means "not given", so env, config file and defaults apply):
     ``base_url``, ``api_key`` (never logged, cached or audited), ``concurrency``, ``rpm``,
@@ -85,7 +85,7 @@ def make_judge(spec: str, **options: Any) -> Judge:
     if options.get("dry_run"):
         batch = BatchQueue(None, estimate_only=True)
     elif options.get("batch"):
-        _check_batch(cache)
+        _check_batch(cache, [model_spec.provider, *_step_providers(settings)])
         path = options["batch"]
         batch = BatchQueue(None if path is True else path,
                            poll=float(options.get("batch_poll")
@@ -96,8 +96,19 @@ def make_judge(spec: str, **options: Any) -> Judge:
                     epoch=options.get("epoch"), batch=batch)
 
 
-def _check_batch(cache: Any) -> None:
+def _step_providers(settings: Settings) -> list[str]:
+    """The providers the per-step models name (a bare model name uses the main one)."""
+    return sorted({parse_spec(m).provider for m in settings.step_models()
+                   if is_provider(m.split("/", 1)[0], aliases=False)})
+
+
+def _check_batch(cache: Any, names: list[str]) -> None:
     """Refuse a batch run that could not work, before anything is sent."""
+    for name in names:
+        unit = get_provider(name)
+        if not unit.batch:
+            raise ConfigError(f"--batch: provider {unit.name!r} declares no Batch API support; "
+                              "run without --batch")
     if cache is None:
         raise ConfigError("--batch needs the LLM response cache (batch replies are read back "
                           "through it): drop --no-cache, or fix the cache folder")

@@ -35,11 +35,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import openai
-
 from prism_review.llm.errors import ConfigError, FatalProviderError, LLMError, ProviderError
 from prism_review.llm.limits import backoff_delay
-from prism_review.llm.provider import RESPONSE_MODES, Generation, ModelAPI, Request
+from prism_review.llm.provider import Generation, ModelAPI, Request
 
 if TYPE_CHECKING:
     from prism_review.llm.calls import CallManager
@@ -109,9 +107,7 @@ class BatchQueue:
         """Queue ``req`` (named by its cache key) for the next batch."""
         if key in self.pending:
             return
-        slot = (req.model, req.schema_name)
-        mode = RESPONSE_MODES[api.mode_floor.get(slot, 0) if req.schema is not None else 2]  # type: ignore[attr-defined]
-        body = api._body(req, mode)  # type: ignore[attr-defined]  # the live request body
+        mode, body = api.batch_line(req)  # type: ignore[attr-defined]  # the live request body
         line = json.dumps({"custom_id": key, "method": "POST", "url": ENDPOINT, "body": body},
                           ensure_ascii=False, separators=(",", ":"))
         self.pending[key] = _Pending(key, api, req, mode, line)
@@ -176,6 +172,8 @@ class BatchQueue:
 
     async def _sdk(self, what: str, fn: Callable[[], Any]) -> Any:
         """One SDK call, retried on connection errors, 429 and 5xx like a chat call."""
+        import openai  # batches need the SDK; importing this module does not
+
         settings = self.calls.settings if self.calls is not None else None
         retries = int(settings.get("max_retries")) if settings else 6
         attempt = 0

@@ -25,9 +25,10 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
+from prism_review.judge.base import Usage
 from prism_review.llm.batch import BatchQueue
 from prism_review.llm.cache import ResponseCache, request_key
 from prism_review.llm.errors import FatalProviderError, ProviderError, TooManyErrors
@@ -42,17 +43,15 @@ CACHE_KEY_VERSION = 2  # 2: base URL in the key
 
 @dataclass
 class JudgeStats:
-    """Live totals for progress bars and the run manifest."""
+    """Live totals for progress bars and the run manifest: the judge's :class:`Usage` (calls,
+    cache hits, tokens, cost, summed step seconds) and the counters only a judge keeps."""
 
+    #: every model call and cache hit of the judge (``seconds``: the steps' summed wall time)
+    usage: Usage = field(default_factory=Usage)
     steps: int = 0
     unscored: int = 0
-    calls: int = 0
-    cache_hits: int = 0
-    prompt_tokens: int = 0
     #: of the prompt tokens, those the provider reported served from its prompt cache
     cached_prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cost_usd: float = 0.0
     errors: int = 0
     retries: int = 0
     reasks: int = 0
@@ -60,19 +59,22 @@ class JudgeStats:
     #: replies cut off at the token budget (``finish_reason="length"``); each is a failed parse,
     #: asked again once with twice the budget
     truncated: int = 0
-    #: of ``calls``, those answered through a batch (priced at the batch price)
+    #: of ``usage.calls``, those answered through a batch (priced at the batch price)
     batch_calls: int = 0
 
     def as_dict(self) -> dict[str, Any]:
-        """A plain-dict copy."""
-        return asdict(self)
+        """One flat dict: the usage fields beside the counters (the manifest's
+        ``judge_stats``, whose keys are those of the earlier flat class plus ``seconds``)."""
+        own = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "usage"}
+        return {**self.usage.model_dump(), **own}
 
     def summary(self) -> str:
         """One line for the end of a run, e.g. ``0 model calls, 12 cache hits (100%), ...``."""
-        answered = self.calls + self.cache_hits
-        share = f" ({100 * self.cache_hits / answered:.0f}%)" if answered else ""
-        text = (f"{self.calls} model calls, {self.cache_hits} cache hits{share}, "
-                f"{self.prompt_tokens + self.completion_tokens} tokens, ${self.cost_usd:.4f}")
+        u = self.usage
+        answered = u.calls + u.cache_hits
+        share = f" ({100 * u.cache_hits / answered:.0f}%)" if answered else ""
+        text = (f"{u.calls} model calls, {u.cache_hits} cache hits{share}, "
+                f"{u.prompt_tokens + u.completion_tokens} tokens, ${u.cost_usd:.4f}")
         if self.batch_calls:
             text += f" ({self.batch_calls} calls via batch, at batch prices)"
         if self.unpriced_calls:
@@ -189,7 +191,7 @@ class CallManager:
             shared = await asyncio.shield(pending)
             if shared.text is None:
                 return shared
-            self.stats.cache_hits += 1
+            self.stats.usage.cache_hits += 1
             return CallOutcome(key, shared.text, cached=True, params=shared.params,
                                finish_reason=shared.finish_reason)
         task = asyncio.ensure_future(self._cached_or_fetch(api, req, key, params))
@@ -207,7 +209,7 @@ class CallManager:
                         type(exc).__name__, exc)
             hit = None
         if hit is not None:
-            self.stats.cache_hits += 1
+            self.stats.usage.cache_hits += 1
             params["response_mode"] = hit[1].get("response_mode")
             return CallOutcome(key, hit[0], cached=True, params=params,
                                finish_reason=hit[1].get("finish_reason"))
@@ -278,19 +280,19 @@ class CallManager:
         await self._store(key, model, gen, "batch")
 
     def _account(self, model: str, gen: Generation, *, batch: bool = False) -> None:
-        self.stats.calls += 1
+        self.stats.usage.calls += 1
         self.stats.batch_calls += int(batch)
         if gen.finish_reason == "length":
             self.stats.truncated += 1
-        self.stats.prompt_tokens += gen.prompt_tokens
-        self.stats.completion_tokens += gen.completion_tokens
+        self.stats.usage.prompt_tokens += gen.prompt_tokens
+        self.stats.usage.completion_tokens += gen.completion_tokens
         self.stats.cached_prompt_tokens += gen.cached_prompt_tokens
         cost = self.prices.cost(model, gen.prompt_tokens, gen.completion_tokens, gen.cached_prompt_tokens,
                                 batch=batch)
         if cost is None:
             self.stats.unpriced_calls += 1
         else:
-            self.stats.cost_usd += cost
+            self.stats.usage.cost_usd += cost
         gen.extra["cost_usd"] = cost
 
     def _count_error(self, message: str) -> None:

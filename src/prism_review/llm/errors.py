@@ -12,7 +12,20 @@ class ConfigError(LLMError):
 
 
 class ProviderError(LLMError):
-    """A call failed for good (after retries, or a non-retryable status)."""
+    """One attempt at a model call failed: what a provider's API object raises (never an SDK
+    exception) from one ``generate`` attempt, or from reading one reply (a Batch API line:
+    that line is then retried live).
+
+    ``retryable`` says whether another attempt may succeed (408/409/429/5xx, a timeout, a
+    dropped connection, a body that is no chat completion); ``status`` is the HTTP status when
+    there was one, ``retry_after`` the wait the server asked for. It is *not* final: the call
+    manager (:mod:`prism_review.llm.calls`) retries a retryable one with back-off, and when it
+    gives up it does not raise but records the failure in the call's outcome and counts it
+    towards ``max_errors``. A non-retryable failure (a refused 4xx) leaves the step unscored; a
+    retryable one still failing after the last retry becomes a :class:`TransportError`, raised
+    by the judge. What reaches a judge's caller is therefore only one of the subclasses,
+    :class:`FatalProviderError` or :class:`TransportError`.
+    """
 
     def __init__(self, message: str, *, provider: str = "", status: int | None = None,
                  retryable: bool = False, retry_after: float | None = None) -> None:
@@ -24,9 +37,13 @@ class ProviderError(LLMError):
 
 
 class FatalProviderError(ProviderError):
-    """A failure no other call can avoid either (bad key, no permission, unknown model).
+    """A failure no other call can avoid either: a rejected key (401, or Gemini's 400
+    ``API_KEY_INVALID``), no permission (403), an unknown model or URL (404), a redirect, a
+    server that never answered, or a Batch API request that keeps failing or is refused.
 
-    The judge re-raises it so the runner stops instead of recording every item as unscored.
+    It is never retried and never recorded as a call outcome: the call manager counts it and
+    re-raises it, the judge lets it through, and the runner stops (exit 3) instead of recording
+    every item as unscored.
     """
 
 
@@ -43,7 +60,8 @@ class TooManyErrors(LLMError):
 
 
 class TransportError(ProviderError):
-    """A call got no reply at all (connection, timeout, 429 or 5xx after every retry).
+    """A call got no reply at all (connection, timeout, 429 or 5xx after every retry), raised
+    by the judge for the step (``step``) whose call it was.
 
     Unlike a reply that was received and could not be used (that step is *unscored*), a
     transport failure says nothing about the item: the judge raises it so the unit is not

@@ -39,7 +39,7 @@ from prism_review.llm.batch import BatchQueue, Deferred
 from prism_review.llm.cache import ResponseCache
 from prism_review.llm.calls import CACHE_KEY_VERSION, CallManager, CallOutcome, JudgeStats
 from prism_review.llm.credentials import mask_url, step_key
-from prism_review.llm.errors import TransportError
+from prism_review.llm.errors import ConfigError, TransportError
 from prism_review.llm.parse import (
     ReplyParseError,
     apply_enums,
@@ -49,13 +49,12 @@ from prism_review.llm.parse import (
 )
 from prism_review.llm.pricing import PriceTable
 from prism_review.llm.provider import (
-    GEMINI_BASE_URL,
-    OPENAI_BASE_URL,
-    PROVIDERS,
     ModelAPI,
     ModelSpec,
-    OpenAICompatibleAPI,
     Request,
+    get_provider,
+    is_provider,
+    make_api,
     parse_spec,
     resolve_endpoint,
 )
@@ -94,7 +93,8 @@ class LLMJudge:
         self.calls = CallManager(settings, cache=cache, prices=self.prices, epoch=epoch)
         self.stats = self.calls.stats
         url, key = resolve_endpoint(spec, api_key=api_key, base_url=base_url)
-        self.api = OpenAICompatibleAPI(spec, base_url=url, api_key=key)
+        self._key = key  # the main endpoint's key, which a step model on its host may use
+        self.api = make_api(spec, base_url=url, api_key=key)
         self._apis: dict[str, ModelAPI] = {spec.provider: self.api}
         self._schemas: dict[type[BaseModel], tuple[dict[str, Any], bool]] = {}
         self._step_conf: dict[str, dict[str, Any]] = {}
@@ -103,6 +103,11 @@ class LLMJudge:
         #: batch mode / dry run: cache misses are queued (see :mod:`prism_review.llm.batch`)
         self.batch = batch
         if batch is not None:
+            lacking = sorted({a.provider for a in self._apis.values()
+                              if not callable(getattr(a, "batch_line", None))})
+            if lacking:
+                raise ConfigError(f"--batch/--dry-run: the API of {', '.join(lacking)} cannot "
+                                  "build batch lines (it has no batch_line method)")
             batch.calls, batch.apis = self.calls, lambda: list(self._apis.values())
             self.calls.batch = batch
 
@@ -111,7 +116,7 @@ class LLMJudge:
         if not model_setting:
             return self.api, self.spec.model
         head = model_setting.split("/", 1)[0]
-        if head not in PROVIDERS:
+        if not is_provider(head, aliases=False):  # google/gemma-2-9b-it is a model id
             return self.api, model_setting
         other = parse_spec(model_setting)
         if other.provider == self.spec.provider and other.base_url is None:
@@ -120,14 +125,13 @@ class LLMJudge:
         if tag not in self._apis:
             url, key = resolve_endpoint(other, api_key=None, base_url=None)
             key = self._step_key(other, url, key)
-            self._apis[tag] = OpenAICompatibleAPI(other, base_url=url, api_key=key)
+            self._apis[tag] = make_api(other, base_url=url, api_key=key)
         return self._apis[tag], other.model
 
     def _step_key(self, other: ModelSpec, url: str, env_key: str) -> str:
         """Only the key that belongs to ``url`` (see :func:`~prism_review.llm.credentials.step_key`)."""
-        homes = {"gemini": [GEMINI_BASE_URL], "openai": [OPENAI_BASE_URL]}.get(other.provider, [])
-        homes = homes + [os.environ.get("OPENAI_BASE_URL", "")] * (other.provider != "gemini")
-        key = step_key(url, main_url=self.api.base_url, main_key=self.api._api_key,
+        homes = get_provider(other.provider).homes(os.environ)
+        key = step_key(url, main_url=self.api.base_url, main_key=self._key,
                        home_urls=homes, provider_key=env_key, env=os.environ)
         return key or "not-needed"
 
@@ -148,6 +152,7 @@ class LLMJudge:
             result = await self._run(step, inp, usage, ids)
         finally:
             usage.seconds = time.perf_counter() - started
+            self.stats.usage.seconds += usage.seconds
         result.usage, result.request_ids = usage, ids
         if not result.ok:
             self.stats.unscored += 1
@@ -267,7 +272,8 @@ class LLMJudge:
         limits, concurrency or live totals (see :meth:`runtime` for those).
         """
         versions: dict[str, str | None] = {}
-        for dist in ("prism-review", "openai"):
+        sdks = {get_provider(api.provider).sdk for api in self._apis.values()}
+        for dist in ("prism-review", *sorted(d for d in sdks if d)):
             try:
                 versions[dist] = metadata.version(dist)
             except metadata.PackageNotFoundError:

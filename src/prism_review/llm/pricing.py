@@ -1,7 +1,8 @@
 """Cost of a call from a price table (USD per million prompt / completion tokens).
 
-The built-in table covers a few common models at their published list prices when this table
-was written; prices change, so pass your own with ``prices=<file>`` (TOML or JSON)::
+The built-in table is the union of the registered providers' ``prices`` (each provider's unit
+lists a few common models at their published list prices when it was written); prices change,
+so pass your own with ``prices=<file>`` (TOML or JSON)::
 
     # prices.toml — USD per 1M tokens
     ["gpt-4o-mini"]
@@ -28,51 +29,45 @@ from pathlib import Path
 from typing import Any
 
 from prism_review.llm.errors import ConfigError
-
-#: USD per 1M tokens: (input, output)
-BUILTIN_PRICES: dict[str, tuple[float, float]] = {
-    "gpt-4o": (2.50, 10.00),
-    "gpt-4o-mini": (0.15, 0.60),
-    "gpt-4.1": (2.00, 8.00),
-    "gpt-4.1-mini": (0.40, 1.60),
-    "gpt-4.1-nano": (0.10, 0.40),
-    "o3": (2.00, 8.00),
-    "o3-mini": (1.10, 4.40),
-    "o4-mini": (1.10, 4.40),
-    "gpt-5": (1.25, 10.00),
-    "gpt-5-mini": (0.25, 2.00),
-    "gpt-5-nano": (0.05, 0.40),
-    "gemini-2.5-pro": (1.25, 10.00),
-    "gemini-2.5-flash": (0.30, 2.50),
-    "gemini-2.5-flash-lite": (0.10, 0.40),
-    "gemini-2.0-flash": (0.10, 0.40),
-}
+from prism_review.llm.provider import providers
 
 
-#: USD per 1M *cached* input tokens (prompt-cache hits the API reports as
-#: ``usage.prompt_tokens_details.cached_tokens``), at the providers' published cached-input
-#: prices when this table was written. A model without an entry bills cached tokens at its full
-#: input price (never cheaper than it may be); a price file sets one with ``cached_input = ...``.
-#: Batch calls bill every input token at the batch input price.
-BUILTIN_CACHED_INPUT: dict[str, float] = {
-    "gpt-4o": 1.25, "gpt-4o-mini": 0.075,
-    "gpt-4.1": 0.50, "gpt-4.1-mini": 0.10, "gpt-4.1-nano": 0.025,
-    "o3": 0.50, "o3-mini": 0.55, "o4-mini": 0.275,
-    "gpt-5": 0.125, "gpt-5-mini": 0.025, "gpt-5-nano": 0.005,
-    "gemini-2.5-pro": 0.31, "gemini-2.5-flash": 0.075, "gemini-2.5-flash-lite": 0.025,
-    "gemini-2.0-flash": 0.025,
-}
+def builtin_prices() -> dict[str, tuple[float, float]]:
+    """USD per 1M tokens, (input, output): every registered provider's ``prices``, together.
+
+    A model is priced by its name whoever serves it (``gpt-4o-mini`` through an
+    OpenAI-compatible gateway costs what OpenAI charges), so the table is one, not per provider.
+    """
+    table: dict[str, tuple[float, float]] = {}
+    for unit in providers():
+        table.update(unit.prices)
+    return table
+
+
+def builtin_cached_input() -> dict[str, float]:
+    """USD per 1M *cached* input tokens (prompt-cache hits the API reports as
+    ``usage.prompt_tokens_details.cached_tokens``): every provider's ``cached_input_prices``.
+
+    A model without an entry bills cached tokens at its full input price (never cheaper than it
+    may be); a price file sets one with ``cached_input = ...``. Batch calls bill every input
+    token at the batch input price.
+    """
+    table: dict[str, float] = {}
+    for unit in providers():
+        table.update(unit.cached_input_prices)
+    return table
 
 
 class PriceTable:
     """Model → (input, output) USD per 1M tokens, built-in table plus overrides."""
 
     def __init__(self, overrides: dict[str, tuple[float, float]] | None = None) -> None:
-        self.prices = dict(BUILTIN_PRICES)
+        self.prices = builtin_prices()
         self.prices.update(overrides or {})
         #: explicit batch prices (model → (input, output)); others are half the live price
         self.batch_prices: dict[str, tuple[float, float]] = {}
-        self.cached_input = {k: v for k, v in BUILTIN_CACHED_INPUT.items() if k not in (overrides or {})}
+        self.cached_input = {k: v for k, v in builtin_cached_input().items()
+                             if k not in (overrides or {})}
         self.source = "built-in" if not overrides else "built-in + override"
 
     @classmethod

@@ -1,75 +1,47 @@
-"""Providers behind one small interface: ``await api.generate(request) -> Generation``.
+"""The provider seam: what a judge spec names, the registry of providers, and the request types.
 
-Every supported provider speaks the OpenAI chat-completions protocol, so one implementation,
-:class:`OpenAICompatibleAPI` (the official ``openai`` SDK's ``AsyncOpenAI``), serves them all:
+A judge spec is ``<provider>/<model>`` (``openai/gpt-4o-mini``, ``gemini/gemini-2.5-flash``,
+``openai-compatible/<model>@http://host:port/v1``). Each provider is one registered unit, a
+:class:`Provider`, declared in its own module under :mod:`prism_review.llm.providers` with the
+:func:`modelapi` decorator on the function that builds its API object::
 
-* ``openai/<model>`` — OpenAI, or any OpenAI-compatible server when ``base_url`` /
-  ``$OPENAI_BASE_URL`` points elsewhere (vLLM, Ollama, llama.cpp, OpenRouter, Together);
-* ``gemini/<model>`` — Gemini's OpenAI-compatible endpoint, key ``$GEMINI_API_KEY`` or
-  ``$GOOGLE_API_KEY``;
-* ``openai-compatible/<model>@http://host:port/v1`` — an explicit server;
-* aliases as the ecosystem writes them: ``google/<model>`` = ``gemini/<model>``,
-  ``vllm/<model>@<url>`` = ``openai-compatible/<model>@<url>``, ``ollama/<model>[@<url>]`` =
-  ``openai-compatible/<model>@http://localhost:11434/v1`` (Ollama's default address).
+    @modelapi("toy", key_vars=("TOY_API_KEY",), base_url="http://127.0.0.1:8000/v1")
+    def toy(spec, *, base_url, api_key):
+        from prism_review.llm.openai_chat import OpenAICompatibleAPI  # the SDK loads here
+        return OpenAICompatibleAPI(spec, base_url=base_url, api_key=api_key)
 
-SDK retries are disabled (``max_retries=0``): the judge owns retries so it can count errors,
-honour ``retry-after`` and apply the max-errors cutoff. The request body is built here, exactly
-as sent, and posted with the SDK's documented low-level ``client.post(...,
-cast_to=Response)``: the SDK still provides authentication, base-URL handling, connection
-pooling, timeouts and its error classes, while its typed-parameter transform and response-model
-construction (measured at ~0.65 ms of ~2 ms client CPU per call) are skipped. SDK exceptions are translated into
-:class:`~prism_review.llm.errors.ProviderError` (``retryable`` set for 408/409/429/5xx, timeouts
-and connection errors) or :class:`~prism_review.llm.errors.FatalProviderError` (401/403/404).
+The unit says everything the rest of the LLM layer used to branch on: its name and aliases, the
+variables holding its key and when a key is required, its default server and the variable that
+overrides it, whether a model string carries ``@<url>``, its built-in prices, whether
+``--batch`` can use it, whether it accepts a ``seed``, and which SDK distribution the manifest
+records. Nothing outside the units lists providers: :func:`parse_spec`,
+:func:`resolve_endpoint` and :class:`~prism_review.llm.judge.LLMJudge` ask the registry.
+
+The built-in units are imported on the first look-up, then any module named by an entry point
+in the ``prism_review.providers`` group (a plug-in package's way to register its own). SDKs are
+imported only inside the factories, so importing :mod:`prism_review` or
+:mod:`prism_review.llm` loads none.
 """
 
 from __future__ import annotations
 
-import asyncio
-import json
+import importlib
 import logging
 import os
-import re
-import time
-from collections.abc import Mapping
+import threading
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
+from importlib import metadata
 from typing import Any, Protocol, runtime_checkable
 
-import openai
-
-try:  # the openai SDK 3.x is built on httpx2; earlier majors on httpx
-    from httpx2 import ConnectError as _ConnectError
-    from httpx2 import Response as _Response
-except ImportError:  # pragma: no cover - depends on the installed SDK major
-    from httpx import ConnectError as _ConnectError  # type: ignore[assignment]
-    from httpx import Response as _Response  # type: ignore[assignment]
-
-from prism_review.llm.budget import allowed_max_tokens, is_model_wide
-from prism_review.llm.credentials import mask_url
-from prism_review.llm.errors import ConfigError, FatalProviderError, ProviderError, TransportError
-from prism_review.llm.limits import retry_after_seconds
+from prism_review.llm.credentials import host_of, mask_url
+from prism_review.llm.errors import ConfigError
 
 log = logging.getLogger("prism_review.llm")
-GEMINI_BASE_URL = "https://generativelanguage.googleapis.com/v1beta/openai/"
-OPENAI_BASE_URL = "https://api.openai.com/v1"
-PROVIDERS = ("openai", "gemini", "openai-compatible")
-OLLAMA_BASE_URL = "http://localhost:11434/v1"
-#: provider aliases → (provider, default base URL)
-ALIASES = {"google": ("gemini", None), "vllm": ("openai-compatible", None),
-           "ollama": ("openai-compatible", OLLAMA_BASE_URL)}
-_KEY_VARS = {"openai": ("OPENAI_API_KEY",), "gemini": ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
-             "openai-compatible": ("OPENAI_API_KEY",)}
-_LABEL = {"openai": "OpenAI", "gemini": "Gemini", "openai-compatible": "OpenAI-compatible server"}
-#: response formats tried in order; a server that rejects one gets the next
-RESPONSE_MODES = ("json_schema", "json_object", "text")
 
-
-class ServerUnreachable(FatalProviderError, TransportError):
-    """No connection to a server that never answered (wrong URL, server not started): fatal,
-    as no retry fixes it, and a transport failure, as no reply came (nothing is written)."""
-
-    def __init__(self, message: str, *, provider: str) -> None:
-        ProviderError.__init__(self, message, provider=provider)
-        self.step = ""
+#: the package of the built-in providers, imported on the first look-up
+BUILTIN_PACKAGE = "prism_review.llm.providers"
+ENTRY_POINT_GROUP = "prism_review.providers"
 
 
 @dataclass(frozen=True)
@@ -82,62 +54,12 @@ class ModelSpec:
 
     @property
     def name(self) -> str:
-        """The spec as a string (``provider/model``, plus ``@base_url`` for explicit servers)."""
-        if self.provider == "openai-compatible" and self.base_url:
+        """The spec as a string (``provider/model``, plus ``@base_url`` when the provider's
+        model strings carry the server)."""
+        unit = _REGISTRY.get(self.provider)
+        if unit is not None and unit.url_in_spec and self.base_url:
             return f"{self.provider}/{self.model}@{mask_url(self.base_url)}"
         return f"{self.provider}/{self.model}"
-
-
-def parse_spec(spec: str) -> ModelSpec:
-    """Parse ``openai/<model>``, ``gemini/<model>`` or ``openai-compatible/<model>@<url>``
-    (and the :data:`ALIASES`, which become those specs)."""
-    provider, sep, rest = spec.strip().partition("/")
-    provider, default_url = ALIASES.get(provider, (provider, None))
-    if not sep or not rest or provider not in PROVIDERS:
-        raise ConfigError(
-            f"unknown judge {spec!r}: use 'offline', 'openai/<model>', 'gemini/<model>', "
-            "'openai-compatible/<model>@http://host:port/v1' or an alias: 'google/<model>', "
-            "'vllm/<model>@<url>', 'ollama/<model>'")
-    base_url = None
-    if provider == "openai-compatible":
-        at = max(rest.rfind("@http://"), rest.rfind("@https://"))  # a URL may hold user:pw@
-        if at < 0:
-            model, base_url = rest, default_url
-        else:
-            model, base_url = rest[:at], rest[at + 1 :]
-        rest = model
-    if not rest:
-        raise ConfigError(f"judge {spec!r} names no model")
-    return ModelSpec(provider, rest, base_url)
-
-
-def is_reasoning_model(model: str) -> bool:
-    """o-series and gpt-5 models: ``max_completion_tokens`` and no temperature."""
-    name = model.rsplit("/", 1)[-1].lower()
-    return name.startswith(("o1", "o3", "o4", "gpt-5"))
-
-
-def resolve_endpoint(spec: ModelSpec, *, api_key: str | None, base_url: str | None,
-                     env: Mapping[str, str] | None = None) -> tuple[str, str]:
-    """(base URL, API key) for ``spec``; a missing required key raises a :class:`ConfigError`."""
-    env = os.environ if env is None else env
-    if spec.provider == "gemini":
-        url = base_url or GEMINI_BASE_URL
-    elif spec.provider == "openai-compatible":
-        url = base_url or spec.base_url or env.get("OPENAI_BASE_URL") or ""
-        if not url:
-            raise ConfigError(f"{spec.name}: no server URL; write the judge as "
-                              "'openai-compatible/<model>@http://host:port/v1' or pass --base-url")
-    else:
-        url = base_url or env.get("OPENAI_BASE_URL") or OPENAI_BASE_URL
-    key = api_key or next((env[v] for v in _KEY_VARS[spec.provider] if env.get(v)), None)
-    if not key:
-        official = spec.provider == "gemini" or "api.openai.com" in url
-        if official:
-            names = " or ".join(_KEY_VARS[spec.provider])
-            raise ConfigError(f"{_LABEL[spec.provider]} needs an API key: set {names}")
-        key = "not-needed"  # local servers accept any key
-    return url, key
 
 
 @dataclass
@@ -171,25 +93,13 @@ class Generation:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-#: 400s that a different response format cannot fix
-_NOT_FORMAT = re.compile(r"context.?length|maximum context|too many tokens|prompt is too long|"
-                         r"input is too long|api.?key", re.I)
-#: rate limiting reported with another status than 429
-_RATE_LIMITED = re.compile(r"rate.?limit|too many requests|resource.?exhausted", re.I)
-#: Gemini answers a bad key with 400 API_KEY_INVALID rather than 401
-_BAD_KEY = re.compile(r"API_KEY_INVALID|API key not valid|invalid api key", re.I)
-
-
-def _not_about_format(message: str) -> bool:
-    return bool(_NOT_FORMAT.search(message) or _RATE_LIMITED.search(message))
-
-
 @runtime_checkable
 class ModelAPI(Protocol):
-    """The provider seam: one ``generate`` attempt per request (retries live in the caller).
+    """What a provider's factory returns: one ``generate`` attempt per request (retries live
+    in the caller).
 
-    ``provider`` and ``base_url`` name the concurrency pool; ``generate`` raises
-    :class:`~prism_review.llm.errors.ProviderError` (``retryable`` set) or
+    ``provider`` and ``base_url`` name the concurrency pool and go into the cache key;
+    ``generate`` raises :class:`~prism_review.llm.errors.ProviderError` (``retryable`` set) or
     :class:`~prism_review.llm.errors.FatalProviderError`, never an SDK exception.
     """
 
@@ -205,176 +115,207 @@ class ModelAPI(Protocol):
         ...
 
 
-def _schema_hint(schema: dict[str, Any]) -> str:
-    return ("Reply with one JSON object only, matching this JSON schema:\n"
-            + json.dumps(schema, separators=(",", ":")))
+#: ``factory(spec, *, base_url, api_key) -> ModelAPI``
+APIFactory = Callable[..., ModelAPI]
 
 
-class OpenAICompatibleAPI:
-    """Chat completions through ``openai.AsyncOpenAI`` (one client per event loop)."""
+def _key_on_home_host(unit: Provider, url: str) -> bool:
+    """A provider with key variables wants a key on its own host (``base_url``) only."""
+    return bool(unit.key_vars and unit.base_url) and host_of(url) == host_of(unit.base_url or "")
 
-    def __init__(self, spec: ModelSpec, *, base_url: str, api_key: str) -> None:
-        self.spec = spec
-        self.provider = spec.provider
-        self.base_url = base_url
-        self._api_key = api_key
-        self._clients: dict[int, openai.AsyncOpenAI] = {}
-        #: per (model, schema name): index into RESPONSE_MODES that the server accepted
-        self.mode_floor: dict[tuple[str, str], int] = {}
-        self.completion_tokens_param: set[str] = set()
-        #: per model: the largest output budget the server said it accepts (see llm.budget)
-        self.output_ceiling: dict[str, int] = {}
-        self._told: set[str] = set()
-        #: the server has answered once: later connection errors are transient (a restart)
-        self._reached = False
 
-    def _client(self) -> openai.AsyncOpenAI:
-        loop_id = id(asyncio.get_running_loop())
-        client = self._clients.get(loop_id)
-        if client is None:
-            client = openai.AsyncOpenAI(  # a redirect would carry the key and prompt elsewhere
-                api_key=self._api_key, base_url=self.base_url, max_retries=0,
-                http_client=openai.DefaultAsyncHttpxClient(follow_redirects=False))
-            self._clients[loop_id] = client
-        return client
+@dataclass(frozen=True)
+class Provider:
+    """One provider: the registered unit (see the module docstring)."""
 
-    def scrub(self, text: str) -> str:
-        """``text`` with the API key masked."""
-        return text.replace(self._api_key, "***") if self._api_key else text
+    #: the canonical name, written into specs, manifests, cache keys and results
+    name: str
+    #: builds the API object: ``factory(spec, *, base_url, api_key) -> ModelAPI``
+    factory: APIFactory
+    #: what messages call it ("OpenAI", "Gemini")
+    label: str = ""
+    #: environment variables holding the key, the first one set wins
+    key_vars: tuple[str, ...] = ()
+    #: the default server (None: the spec, ``--base-url`` or ``base_url_var`` must give one)
+    base_url: str | None = None
+    #: an environment variable that overrides the default server
+    base_url_var: str | None = None
+    #: other spellings: alias -> the base URL it implies (None: the provider's own default)
+    aliases: Mapping[str, str | None] = field(default_factory=dict)
+    #: model strings may end in ``@http(s)://...`` naming the server (and the spec's name shows it)
+    url_in_spec: bool = False
+    #: ``needs_key(unit, url)``: is a key required at ``url``? Without one a local server is
+    #: sent ``"not-needed"``. Default: on the provider's own host (``base_url``), if it has
+    #: ``key_vars``.
+    needs_key: Callable[[Provider, str], bool] = _key_on_home_host
+    #: built-in list prices, USD per 1M tokens: model -> (input, output)
+    prices: Mapping[str, tuple[float, float]] = field(default_factory=dict)
+    #: built-in cached-input prices, USD per 1M tokens: model -> price
+    cached_input_prices: Mapping[str, float] = field(default_factory=dict)
+    #: ``--batch`` may send this provider's calls through its Batch API (the factory's API
+    #: must then be an :class:`~prism_review.llm.openai_chat.OpenAICompatibleAPI`)
+    batch: bool = False
+    #: the server accepts a ``seed`` parameter
+    sends_seed: bool = True
+    #: the SDK distribution whose version the manifest records (None: none)
+    sdk: str | None = None
 
-    def _body(self, req: Request, mode: str) -> dict[str, Any]:
-        """The chat-completions request body, exactly as sent on the wire."""
-        messages = [dict(m) for m in req.messages]
-        kw: dict[str, Any] = {"model": req.model, "messages": messages}
-        budget = min(req.max_tokens, self.output_ceiling.get(req.model, req.max_tokens))
-        if is_reasoning_model(req.model) or req.model in self.completion_tokens_param:
-            kw["max_completion_tokens"] = budget
-            if req.model not in self._told and is_reasoning_model(req.model):
-                self._told.add(req.model)
-                log.info("%s is a reasoning model: no temperature is sent (configured %s)",
-                         req.model, req.temperature)
-        else:
-            kw["max_tokens"] = budget
-            kw["temperature"] = req.temperature
-        if req.seed is not None and self.provider != "gemini":
-            kw["seed"] = req.seed
-        if req.schema is not None:
-            if mode == "json_schema":
-                kw["response_format"] = {"type": "json_schema", "json_schema": {
-                    "name": req.schema_name, "schema": req.schema, "strict": req.strict}}
-            else:
-                hint = {"role": "system", "content": _schema_hint(req.schema)}
-                messages.insert(1 if messages and messages[0]["role"] == "system" else 0, hint)
-                if mode == "json_object":
-                    kw["response_format"] = {"type": "json_object"}
-        return kw
+    def homes(self, env: Mapping[str, str]) -> list[str]:
+        """The provider's own servers: the default one and the one ``base_url_var`` names."""
+        out = [self.base_url] if self.base_url else []
+        return out + ([env.get(self.base_url_var, "")] if self.base_url_var else [])
 
-    async def generate(self, req: Request) -> Generation:
-        """One attempt (no retries here); falls back through response formats on a 400."""
-        slot = (req.model, req.schema_name)
-        mode_i = self.mode_floor.get(slot, 0) if req.schema is not None else 2
-        shrunk = False
-        while True:
-            mode = RESPONSE_MODES[mode_i]
-            started = time.perf_counter()
+    def usage(self) -> list[str]:
+        """How the provider and its aliases are written (for error messages and help)."""
+        tail = "@http://host:port/v1" if self.url_in_spec and not self.base_url else ""
+        out = [f"'{self.name}/<model>{tail}'"]
+        for alias, url in self.aliases.items():
+            at = "@<url>" if self.url_in_spec and not (url or self.base_url) else ""
+            out.append(f"'{alias}/<model>{at}'")
+        return out
+
+
+_REGISTRY: dict[str, Provider] = {}
+_ALIASES: dict[str, tuple[str, str | None]] = {}
+_LOADED = False
+_LOCK = threading.RLock()
+
+
+def modelapi(name: str, **declared: Any) -> Callable[[APIFactory], APIFactory]:
+    """Register the decorated factory as provider ``name`` (fields of :class:`Provider`)."""
+
+    def wrap(factory: APIFactory) -> APIFactory:
+        register(Provider(name=name, factory=factory, **declared))
+        return factory
+
+    return wrap
+
+
+def register(unit: Provider) -> Provider:
+    """Add ``unit`` to the registry; a name or alias already taken is a :class:`ConfigError`."""
+    with _LOCK:
+        for word in (unit.name, *unit.aliases):
+            if word in _REGISTRY or word in _ALIASES or word == "offline" or "/" in word:
+                raise ConfigError(f"provider name {word!r} is already taken or not allowed")
+        _REGISTRY[unit.name] = unit
+        for alias, url in unit.aliases.items():
+            _ALIASES[alias] = (unit.name, url)
+    return unit
+
+
+def unregister(name: str) -> None:
+    """Remove provider ``name`` and its aliases (tests and plug-ins that are unloaded)."""
+    with _LOCK:
+        unit = _REGISTRY.pop(name, None)
+        for alias in unit.aliases if unit else ():
+            _ALIASES.pop(alias, None)
+
+
+def _load() -> None:
+    global _LOADED
+    if _LOADED:
+        return
+    with _LOCK:
+        if _LOADED:
+            return
+        _LOADED = True
+        importlib.import_module(BUILTIN_PACKAGE)
+        for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
             try:
-                http = await self._client().post(
-                    "/chat/completions", body=self._body(req, mode), cast_to=_Response,
-                    options={"headers": {"X-Prism-Step": req.step}, "timeout": req.timeout})
-                self._reached = True
-                resp = json.loads(http.content)
-            except openai.BadRequestError as exc:
-                self._reached = True
-                msg = str(exc)
-                if ("max_completion_tokens" in msg and req.model not in
-                        self.completion_tokens_param and not is_reasoning_model(req.model)):
-                    self.completion_tokens_param.add(req.model)
-                    continue
-                smaller = None if shrunk else allowed_max_tokens(msg, req.max_tokens)
-                if smaller is not None:  # more output than the server allows: its largest budget
-                    shrunk = True
-                    if is_model_wide(msg):
-                        self.output_ceiling[req.model] = smaller
-                    req = Request(**{**req.__dict__, "max_tokens": smaller})
-                    continue
-                if req.schema is not None and mode_i < 2 and not _not_about_format(msg):
-                    mode_i += 1
-                    continue
-                raise self._translate(exc, req) from None
-            except Exception as exc:  # noqa: BLE001 - translated into our error family
-                raise self._translate(exc, req) from None
-            if req.schema is not None:
-                self.mode_floor[slot] = mode_i
-            return self._generation(resp, mode, time.perf_counter() - started)
+                ep.load()
+            except Exception as exc:  # noqa: BLE001 - one broken plug-in must not stop the rest
+                log.warning("provider plug-in %s (%s) failed to load: %s: %s", ep.name,
+                            ep.value, type(exc).__name__, exc)
 
-    def _generation(self, resp: Any, mode: str, latency: float) -> Generation:
-        try:
-            choice = resp["choices"][0]
-            text = choice["message"].get("content") or ""
-        except (KeyError, IndexError, TypeError, AttributeError):
-            raise ProviderError(f"{_LABEL[self.provider]} returned no usable choice",
-                                provider=self.provider, retryable=True) from None
-        usage = resp.get("usage") or {}
-        details = usage.get("prompt_tokens_details") or {}
-        return Generation(
-            text=text if isinstance(text, str) else json.dumps(text),
-            prompt_tokens=int(usage.get("prompt_tokens") or 0),
-            completion_tokens=int(usage.get("completion_tokens") or 0),
-            cached_prompt_tokens=int((details.get("cached_tokens") if isinstance(details, dict) else 0) or 0),
-            finish_reason=choice.get("finish_reason"), latency=latency, response_mode=mode,
-        )
 
-    def _translate(self, exc: BaseException, req: Request) -> ProviderError:
-        label = _LABEL[self.provider]
-        keys = " or ".join(_KEY_VARS[self.provider])
-        if isinstance(exc, openai.APITimeoutError):
-            return ProviderError(f"{label}: request timed out after {req.timeout:g}s",
-                                 provider=self.provider, retryable=True)
-        if isinstance(exc, openai.APIConnectionError):
-            if not self._reached and isinstance(exc.__cause__, _ConnectError):
-                # refused or unresolvable before the server ever answered: a wrong URL or a
-                # server that is not running, which no retry fixes
-                return ServerUnreachable(f"{label}: cannot connect to {mask_url(self.base_url)}; "
-                                         "is the server running at that URL?", provider=self.provider)
-            return ProviderError(f"{label}: cannot connect to {mask_url(self.base_url)}",
-                                 provider=self.provider, retryable=True)
-        if isinstance(exc, openai.APIStatusError):
-            self._reached = True
-            code = exc.status_code
-            detail = self.scrub(str(exc))[:300]
-            retry_after = retry_after_seconds(exc.response.headers)
-            if code == 401 or (code == 400 and _BAD_KEY.search(detail)):
-                return FatalProviderError(
-                    f"{label} rejected the API key ({code}): set {keys} to a valid key",
-                    provider=self.provider, status=code)
-            if code != 429 and _RATE_LIMITED.search(detail):  # rate limits sent as 400/403
-                return ProviderError(f"{label} rate limit ({code}): {detail}",
-                                     provider=self.provider, status=code, retryable=True,
-                                     retry_after=retry_after)
-            if code == 403:
-                return FatalProviderError(
-                    f"{label} refused access (403) to model {req.model!r}: check that the key "
-                    f"in {keys} has access to it", provider=self.provider, status=code)
-            if code == 404:
-                return FatalProviderError(
-                    f"{label}: model {req.model!r} not found at {mask_url(self.base_url)} (404): check "
-                    "the model name and the base URL", provider=self.provider, status=code)
-            if 300 <= code < 400:
-                return FatalProviderError(
-                    f"{label} answered with a redirect ({code}) to "
-                    f"{mask_url(exc.response.headers.get('location'))}; redirects are not followed "
-                    "(they would carry the key and prompts): use the final URL as the base URL",
-                    provider=self.provider, status=code)
-            retryable = code in (408, 409, 429) or code >= 500
-            return ProviderError(f"{label} error {code}: {detail}", provider=self.provider,
-                                 status=code, retryable=retryable, retry_after=retry_after)
-        # a 200 whose body is not a chat completion (proxies, gateways): worth another try
-        return ProviderError(f"{label}: unusable response ({type(exc).__name__}: "
-                             f"{self.scrub(str(exc))[:200]})", provider=self.provider,
-                             retryable=True)
+def providers() -> Iterator[Provider]:
+    """Every registered provider, in registration order."""
+    _load()
+    yield from list(_REGISTRY.values())
 
-    async def aclose(self) -> None:
-        """Close the SDK clients of the current event loop."""
-        client = self._clients.pop(id(asyncio.get_running_loop()), None)
-        if client is not None:
-            await client.close()
+
+def get_provider(name: str) -> Provider:
+    """The provider registered as ``name`` (an alias also finds it)."""
+    _load()
+    unit = _REGISTRY.get(_ALIASES.get(name, (name, None))[0])
+    if unit is None:
+        raise ConfigError(f"unknown provider {name!r}: {_known()}")
+    return unit
+
+
+def is_provider(word: str, *, aliases: bool = True) -> bool:
+    """True when ``word`` names a registered provider (or, with ``aliases``, an alias).
+
+    A per-step model setting is read with ``aliases=False``: there ``google/gemma-2-9b-it`` is
+    a Hugging Face model id served by the main judge's server, not a Gemini spec.
+    """
+    _load()
+    return word in _REGISTRY or (aliases and word in _ALIASES)
+
+
+def _known() -> str:
+    words = ["'offline'"] + [w for u in _REGISTRY.values() for w in u.usage()[:1]]
+    aliases = [w for u in _REGISTRY.values() for w in u.usage()[1:]]
+    if aliases:
+        return f"use {', '.join(words)} or an alias: {', '.join(aliases)}"
+    return f"use {', '.join(words[:-1])} or {words[-1]}"
+
+
+def split_url(rest: str) -> tuple[str, str | None]:
+    """``model@http(s)://server`` → (model, server); the last ``@http`` counts, as a URL may
+    hold ``user:pw@``."""
+    at = max(rest.rfind("@http://"), rest.rfind("@https://"))
+    return (rest, None) if at < 0 else (rest[:at], rest[at + 1 :])
+
+
+def parse_spec(spec: str) -> ModelSpec:
+    """Parse ``<provider>/<model>`` (``@<url>`` for providers whose model strings carry the
+    server); an alias becomes its provider's spec."""
+    _load()
+    head, sep, rest = spec.strip().partition("/")
+    name, default_url = _ALIASES.get(head, (head, None))
+    unit = _REGISTRY.get(name)
+    if not sep or not rest or unit is None:
+        raise ConfigError(f"unknown judge {spec!r}: {_known()}")
+    base_url = None
+    if unit.url_in_spec:
+        rest, base_url = split_url(rest)
+        base_url = base_url or default_url
+    if not rest:
+        raise ConfigError(f"judge {spec!r} names no model")
+    return ModelSpec(unit.name, rest, base_url)
+
+
+def resolve_endpoint(spec: ModelSpec, *, api_key: str | None, base_url: str | None,
+                     env: Mapping[str, str] | None = None) -> tuple[str, str]:
+    """(base URL, API key) for ``spec``; a missing server or required key raises a
+    :class:`ConfigError`. The server: ``base_url``, else the spec's, else the provider's
+    variable, else its default."""
+    env = os.environ if env is None else env
+    unit = get_provider(spec.provider)
+    url = (base_url or spec.base_url or (env.get(unit.base_url_var) if unit.base_url_var else None)
+           or unit.base_url or "")
+    if not url:
+        how = (f"write the judge as '{unit.name}/<model>@http://host:port/v1' or pass --base-url"
+               if unit.url_in_spec else "pass --base-url"
+               + (f" or set {unit.base_url_var}" if unit.base_url_var else ""))
+        raise ConfigError(f"{spec.name}: no server URL; {how}")
+    key = api_key or next((env[v] for v in unit.key_vars if env.get(v)), None)
+    if not key:
+        if unit.needs_key(unit, url):
+            names = " or ".join(unit.key_vars) or "--api-key"
+            raise ConfigError(f"{unit.label or unit.name} needs an API key: set {names}")
+        key = "not-needed"  # local servers accept any key
+    return url, key
+
+
+def make_api(spec: ModelSpec, *, base_url: str, api_key: str) -> ModelAPI:
+    """The API object of ``spec``'s provider for this server and key."""
+    return get_provider(spec.provider).factory(spec, base_url=base_url, api_key=api_key)
+
+
+def is_reasoning_model(model: str) -> bool:
+    """o-series and gpt-5 models: ``max_completion_tokens`` and no temperature (whoever
+    serves them)."""
+    name = model.rsplit("/", 1)[-1].lower()
+    return name.startswith(("o1", "o3", "o4", "gpt-5"))

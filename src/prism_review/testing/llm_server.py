@@ -28,7 +28,8 @@ JSON), or a :class:`Fault`: ``Fault.status(429, retry_after=0.1)``, ``Fault.stat
 ``Fault.truncated(reply)``, ``Fault.empty()``, ``Fault.status(400, "bad")``,
 ``Fault.status(401)``, ``Fault.disconnect()`` and ``Fault.bad_body()`` (non-JSON HTTP body).
 ``server.latency`` delays every reply; ``server.reject_json_schema = True`` answers 400 to any
-``json_schema`` request (to test the JSON-mode fallback).
+``json_schema`` request (to test the JSON-mode fallback); ``server.api_key = "k"`` answers 401
+to a chat completion that does not carry ``Authorization: Bearer k``.
 
 Every request is recorded in ``server.requests`` (``RecordedRequest`` with ``.body``,
 ``.headers`` — the ``Authorization`` header is redacted — ``.step`` and ``.reply``);
@@ -163,6 +164,9 @@ class LLMServer:
         self.schema_seed = schema_seed
         self.port = port
         self.reject_json_schema = False
+        #: when set, a chat completion whose ``Authorization`` is not ``Bearer <api_key>`` is
+        #: answered 401, as a provider answers a wrong key
+        self.api_key: str | None = None
         #: report ``usage.prompt_tokens_details.cached_tokens`` as a provider with automatic
         #: prompt caching does: the longest prefix (whole messages, in 4-char tokens, at least
         #: ``prompt_cache_min`` of them) shared with an earlier request
@@ -386,6 +390,11 @@ class _Handler(BaseHTTPRequestHandler):
         rec = RecordedRequest(self.path, body, headers, headers.get("x-prism-step"))
         with self.owner._lock:
             self.owner.requests.append(rec)
+        if self.owner.api_key is not None and (self.headers.get("Authorization")
+                                               != f"Bearer {self.owner.api_key}"):
+            rec.fault = "bad_key"
+            self._error(401, "Incorrect API key provided")
+            return
         rf = body.get("response_format") or {}
         if self.owner.reject_json_schema and rf.get("type") == "json_schema":
             rec.fault = "reject_json_schema"
