@@ -125,14 +125,15 @@ class SentenceEncoder:
         differ from an uninterrupted one).
         """
 
-        def run(ids: list[int]) -> np.ndarray:
-            x = np.asarray([ids], dtype=np.int64)
+        def run(text: str) -> np.ndarray:
+            # tokenised in the worker, so the two workers start at once and tokenising
+            # overlaps the other's onnxruntime run (encode_batch would spin rayon threads)
+            x = np.asarray([self.tokenizer.encode(text).ids], dtype=np.int64)
             return self.session.run(None, {"ids": x, "mask": np.ones_like(x)})[0][0]
 
-        encs = [self.tokenizer.encode(t).ids for t in texts]  # encode_batch spins rayon threads
-        if len(encs) == 1 or self.workers == 1:
-            return np.vstack([run(ids) for ids in encs])
-        return np.vstack(list(self._pool().map(run, encs)))
+        if len(texts) == 1 or self.workers == 1:
+            return np.vstack([run(t) for t in texts])
+        return np.vstack(list(self._pool().map(run, texts)))
 
     def _pool(self) -> ThreadPoolExecutor:
         if self._executor is None:
