@@ -1,7 +1,8 @@
 """The offline DoA judge's sentence encoder: a fine-tuned small transformer run with onnxruntime.
 
 A three-layer cut of all-MiniLM-L6-v2, fine-tuned on the human labels (see the model card),
-turns each unit into a 384-d mean-pooled vector (ONNX graph, int8 weights, ``encoder.onnx``).
+turns each unit into a 384-d mean-pooled vector (ONNX graph, int8 weights, ``encoder.onnx``,
+post-processed by :mod:`prism_review.judge.onnx_post` for one sentence per run).
 The units of one call are then read in order by a small context module — residual width-3
 convolutions over the sequence of unit vectors, so each unit sees its neighbours, plus the
 mean vector of the whole call — and linear heads give, per unit:
