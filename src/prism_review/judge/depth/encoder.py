@@ -1,7 +1,8 @@
 """The offline DoA judge's sentence encoder: a fine-tuned small transformer run with onnxruntime.
 
 A three-layer cut of all-MiniLM-L6-v2, fine-tuned on the human labels (see the model card),
-turns each unit into a 384-d mean-pooled vector (ONNX graph, int8 weights, ``encoder.onnx``).
+turns each unit into a 384-d mean-pooled vector (ONNX graph, int8 weights, ``encoder.onnx``,
+post-processed by :mod:`prism_review.judge.onnx_post` for one sentence per run).
 The units of one call are then read in order by a small context module — residual width-3
 convolutions over the sequence of unit vectors, so each unit sees its neighbours, plus the
 mean vector of the whole call — and linear heads give, per unit:
@@ -125,14 +126,15 @@ class SentenceEncoder:
         differ from an uninterrupted one).
         """
 
-        def run(ids: list[int]) -> np.ndarray:
-            x = np.asarray([ids], dtype=np.int64)
+        def run(text: str) -> np.ndarray:
+            # tokenised in the worker, so the two workers start at once and tokenising
+            # overlaps the other's onnxruntime run (encode_batch would spin rayon threads)
+            x = np.asarray([self.tokenizer.encode(text).ids], dtype=np.int64)
             return self.session.run(None, {"ids": x, "mask": np.ones_like(x)})[0][0]
 
-        encs = [self.tokenizer.encode(t).ids for t in texts]  # encode_batch spins rayon threads
-        if len(encs) == 1 or self.workers == 1:
-            return np.vstack([run(ids) for ids in encs])
-        return np.vstack(list(self._pool().map(run, encs)))
+        if len(texts) == 1 or self.workers == 1:
+            return np.vstack([run(t) for t in texts])
+        return np.vstack(list(self._pool().map(run, texts)))
 
     def _pool(self) -> ThreadPoolExecutor:
         if self._executor is None:

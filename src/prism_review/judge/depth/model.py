@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from prism_review.judge.depth.features import context_hand, unit_terms
+from prism_review.judge.depth.features import CHAR_NGRAMS, _tokens, context_hand
 
 MODEL_DIR = "resources/models/depth"
 META_FILE = "model.json"
@@ -50,6 +50,31 @@ def sentiment_features(text: str) -> list[float]:
     """VADER intensity (|compound|, pos, neg, neu): evaluative sentences carry polarity."""
     s = _vader().polarity_scores(text)
     return [abs(s["compound"]), s["pos"], s["neg"], s["neu"]]
+
+
+@lru_cache(maxsize=200_000)
+def _token_char_terms(tok: str) -> tuple[str, ...]:
+    """:func:`.features.char_terms` of one token: a word's n-grams depend on the word alone."""
+    w = " " + tok + " "
+    lw = len(w)
+    lo, hi = CHAR_NGRAMS
+    return tuple("c:" + w[i : i + n] for n in range(lo, min(hi, lw) + 1) for i in range(lw - n + 1))
+
+
+def fast_unit_terms(text: str) -> list[str]:
+    """:func:`.features.unit_terms` with each word's character n-grams memoised: the same terms
+    in the same order (the TF-IDF sums run in that order), about half the time."""
+    toks = _tokens(text)
+    out = ["w:" + t for t in toks]
+    out.extend("w:" + a + " " + b for a, b in zip(toks, toks[1:], strict=False))
+    for t in toks:
+        out.extend(_token_char_terms(t))
+    return out
+
+
+@lru_cache(maxsize=4096)
+def _sublinear_tf(count: int) -> float:
+    return 1.0 + math.log(count)
 
 
 def dense_features(texts: Sequence[str], index: int) -> list[float]:
@@ -135,18 +160,19 @@ class DepthModel:
 
     def sparse_vector(self, text: str) -> tuple[np.ndarray, np.ndarray]:
         """Indices and l2-normalised sublinear TF-IDF values of ``text``'s known terms."""
-        counts = Counter(unit_terms(text))
-        idx: list[int] = []
-        val: list[float] = []
-        for term, c in counts.items():
-            j = self.vocab.get(term)
-            if j is not None:
-                idx.append(j)
-                val.append((1.0 + math.log(c)) * self.idf[j])
-        v = np.asarray(val, dtype=np.float64)
+        counts = Counter(fast_unit_terms(text))
+        found = [
+            (j, c) for j, c in zip(map(self.vocab.get, counts), counts.values(), strict=True)
+            if j is not None
+        ]
+        idx = [j for j, _ in found]
+        tf = [_sublinear_tf(c) for _, c in found]
+        ia = np.asarray(idx, dtype=np.int64)
+        # elementwise float64 products, exactly the per-term (1 + log c) · idf of before
+        v = np.asarray(tf, dtype=np.float64) * self.idf[ia]
         if idx:
             v = v / np.linalg.norm(v)
-        return np.asarray(idx, dtype=np.int64), v
+        return ia, v
 
     def dense_part(self, texts: Sequence[str], index: int) -> np.ndarray:
         """Scaled dense features (hand, section, context cues, sentiment) of unit ``index``."""
