@@ -3,14 +3,16 @@
 Rules checked per venue:
 
 1. the venue folder exists (for venues asked for explicitly) and holds ``papers/``;
-2. with ``require_all_systems``, the six review folders are all present and each covers every
-   paper id, except that a venue holding bring-your-own systems and none of PRISM's five LLM
-   folders evaluates those systems instead (``human_reviews/`` is still required). Without it, missing folders are allowed but
-   every paper needs a review from at least one system;
+2. with ``require_all_systems``, the review folders of the registered per-paper-file systems
+   (the six built-in ones and any plug-in) are all present and each covers every paper id,
+   except that a venue holding bring-your-own systems and none of the LLM systems' folders
+   evaluates those systems instead (``human_reviews/`` is still required). Without it, missing
+   folders are allowed but every paper needs a review from at least one system;
 3. ``papers/`` is non-empty and holds no empty, undecodable or unexpected files;
 4. manifests list known paper ids, and ``paper_ids_50`` is the first 50 ids of ``paper_ids_200``;
-5. every ``.txt`` review is non-empty UTF-8;
-6. JSON reviews are valid JSON and satisfy their folder's rule (human, tree, deepreview,
+5. every review file (named by one of its system's patterns) passes its system's check
+   (``SystemSpec.check``: a ``.txt`` review is non-empty UTF-8);
+6. JSON reviews are valid JSON and satisfy their system's check (human, tree, deepreview,
    cyclereview). Rules 5 and 6 apply to every file of a review folder, including files of
    papers that are missing or broken;
 7. bring-your-own JSONL folders: every row parses and holds text; a JSONL folder may not reuse a

@@ -71,13 +71,13 @@ def norm_name(name: str) -> str:
     return re.sub(r"[^a-z0-9]+", " ", name.lower()).strip()
 
 
-#: section families, in the order the constructiveness formatter puts them first
-TEXT_FAMILIES = ("summary", "strengths", "weaknesses", "questions", "limitations", "justification")
+#: families of score sections (read by :func:`read_section_scores`, left out of review text)
 SCORE_FAMILIES = ("soundness", "presentation", "contribution", "rating", "confidence", "decision")
 
 
 def family(name: str) -> str:
-    """Classify a section name: one of :data:`TEXT_FAMILIES`, :data:`SCORE_FAMILIES`,
+    """Classify a section name: a text family (``summary``, ``strengths``, ``weaknesses``,
+    ``questions``, ``limitations``, ``justification``), one of :data:`SCORE_FAMILIES`,
     ``strengths_weaknesses``, ``meta`` or ``other``."""
     n = norm_name(name)
     if not n:
