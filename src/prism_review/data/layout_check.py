@@ -131,7 +131,7 @@ def _check_venue(L, vid, vdir: Path, require_all: bool, add) -> None:  # type: i
     _check_metadata(vdir / L.METADATA_FILE, add)
     covered: dict[str, int] = {pid: 0 for pid in ids}
     specs = registry.file_systems()
-    llm_folders = [f for f, spec in specs.items() if not spec.text.human]
+    llm_folders = [f for f, spec in specs.items() if spec.id != registry.HUMAN]
     byo_only = not any((vdir / f).is_dir() for f in llm_folders) and any(
         byo.is_byo_folder(c) for c in vdir.iterdir() if c.name not in L.builtin_folders()
     )
@@ -140,7 +140,7 @@ def _check_venue(L, vid, vdir: Path, require_all: bool, add) -> None:  # type: i
         sdir = vdir / folder
         if not sdir.is_dir():
             # a venue of bring-your-own systems only evaluates those instead of PRISM's LLMs
-            if require_all and (spec.text.human or not byo_only):
+            if require_all and (sid == registry.HUMAN or not byo_only):
                 add(sdir, f"review folder for system {sid!r} is missing")
             continue
         if add.outside(sdir):
