@@ -1,10 +1,10 @@
 """The PRISM evaluation layout: ``DATA_ROOT/<VENUE>/{papers, human_reviews, <system folders>}``.
 
-``EvalLayout(root)`` lists venues, paper ids (manifest first), reviewer systems (the six built-in
-folders plus bring-your-own JSONL folders) and loads :class:`Paper` and :class:`Review` records
-through the registered systems' specs (:mod:`prism_review.systems.registry`). ``validate_layout`` checks every
-rule of prism-reference §1.2 and reports all problems at once. ``demo_root()`` is the bundled
-demo dataset.
+``EvalLayout(root)`` lists venues, paper ids (manifest first), reviewer systems (the registered
+systems' folders plus bring-your-own JSONL folders) and loads :class:`Paper` and :class:`Review`
+records through each system's spec (:mod:`prism_review.systems.registry`). ``validate_layout``
+checks every rule of prism-reference §1.2 and reports all problems at once. ``demo_root()`` is
+the bundled demo dataset.
 
 Beyond §1.2, a venue folder may hold ``paper_metadata.jsonl`` (rows ``{paper_id, title?,
 abstract?, decision?, keywords?}``) for papers without a human review file (docs/byo-format.md).
@@ -262,16 +262,16 @@ class EvalLayout:
             if path is None:
                 return []
             self._inside(path)
-            reviews, notes = spec.read(path, paper_id, vid)
-            self.skipped.extend((str(path), n) for n in notes)
-            if not reviews and not notes:
+            loaded = spec.read(path, paper_id, vid)
+            self.skipped.extend((str(path), n) for n in loaded.skipped)
+            if not loaded.reviews and not spec.may_be_empty:
                 self._problem(DataError(path, "no review text"))
-            return reviews
+            return loaded.reviews
         key = (vid, system)
         if key not in self._stores:
             folder = self.system_dir(venue, system)
             store = get_system(system).store
-            if store is None or not is_byo_folder(folder) or not self._usable_dir(folder):
+            if store is None or not self._usable_dir(folder):
                 return []
             source = store(folder, system, self.root)
             source.paper_ids()  # indexes the folder, so its bad rows are reported up front

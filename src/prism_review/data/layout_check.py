@@ -273,13 +273,13 @@ def _check_loads(spec, vid: str, path: Path, with_text: set[str], add) -> bool: 
         add(path, f"review of paper {pid!r}, which has no readable text in papers/", field=pid)
         return False
     try:
-        reviews, notes = spec.read(path, pid, vid)
-        for note in notes:
+        loaded = spec.read(path, pid, vid)
+        for note in loaded.skipped:
             add.skip(path, note)
     except DataError as exc:
         add(path, exc.message, exc.field)
         return False
-    if not reviews:
+    if not loaded.reviews:
         add(path, "no review text")
         return False
     return True

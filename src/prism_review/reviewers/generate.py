@@ -116,7 +116,8 @@ async def generate_reviews(
     max_paper_chars: int | None = DEFAULT_MAX_CHARS, concurrency: int = 4,
     reviewer_id: str = "LLM_Reviewer", on_done: Callable[[GenerationReport], None] | None = None,
 ) -> GenerationReport:  # fmt: skip
-    """Generate a review for each paper of ``venue`` into ``<venue dir>/<system>/reviews.jsonl``."""
+    """Generate a review for each paper of ``venue`` into the system's folder, through its
+    generation hooks (see :func:`generated_system`): ``<venue dir>/<system>/reviews.jsonl``."""
     require_llm(judge)
     spec, hooks = generated_system(system)
     vid = get_venue(venue).id

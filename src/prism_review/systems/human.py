@@ -211,6 +211,7 @@ SPEC = SystemSpec(
     load=load_human,
     check=check_human,
     check_json=True,
+    may_be_empty=True,
     text=TextPolicy(human=True, compat=compat_text),
     order=0,
 )

@@ -96,6 +96,10 @@ class SystemSpec:
     load: Loader | None = None
     check: Callable[[Any], Problems] | None = None
     check_json: bool = False
+    #: a file yielding no review is no input problem for ``prism evaluate`` (a human review file
+    #: listing no reviews is a paper without human reviews, as ``prism data export-layout``
+    #: writes a paper whose reviews could not be read); else it is one ("no review text")
+    may_be_empty: bool = False
     store: StoreFactory | None = None
     text: TextPolicy = field(default_factory=TextPolicy)
     generation: GenerationHooks | None = None
