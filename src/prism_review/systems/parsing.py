@@ -1,4 +1,4 @@
-"""Text helpers shared by the reviewer-system adapters.
+"""Text helpers shared by the reviewer-system modules.
 
 Reviews arrive as markdown-ish text with one of two header styles: bold lines (``**Summary:**``,
 SEA and TreeReview) or markdown headings (``### Summary``, Reviewer2, DeepReview, CycleReview).
