@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from prism_review.reviewers.generate import generated_system
-from prism_review.systems import SystemSpec, TextPolicy, registry
+from prism_review.systems import SystemSpec, registry
 from prism_review.systems.base import check_txt
 from prism_review.systems.byo import REVIEWS_FILE, byo_spec
 
@@ -22,8 +22,8 @@ def test_builtins_come_from_their_modules_in_table_order() -> None:
 
     specs = [s for s in registry.systems() if s.order < 100]
     assert specs == [m.SPEC for m in (human, sea, reviewer2, treereview, deepreview, cyclereview)]
-    assert [s.text.human for s in specs] == [True] + [False] * 5
-    assert all(s.text.compat is not None and s.generation is None for s in specs)
+    assert [s.human for s in specs] == [True] + [False] * 5
+    assert all(s.compat is not None and s.generation is None for s in specs)
     assert registry.get_system("Tree") is treereview.SPEC
     assert registry.system_order(["zz", "gpt4x", "sea", "human"]) == ["human", "sea", "gpt4x", "zz"]
 
@@ -94,7 +94,7 @@ def test_generation_writes_through_the_byo_hooks() -> None:
     assert registry.find_system("my_generated_llm") is None  # evaluation registers it on discovery
     custom = registry.register_system(
         SystemSpec(id="gen_probe", patterns=("{id}.md",), load=_load, check=check_txt,
-                   text=TextPolicy(), generation=hooks)  # fmt: skip
+                   generation=hooks)  # fmt: skip
     )
     try:
         assert generated_system("gen_probe") == (custom, hooks)

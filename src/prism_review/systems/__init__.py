@@ -16,13 +16,12 @@ Adding a system: docs/extending.md, "Adding a reviewer system".
 """
 
 from prism_review.systems.registry import get_system, register_system, unregister_system
-from prism_review.systems.spec import GenerationHooks, Loaded, SystemSpec, TextPolicy
+from prism_review.systems.spec import GenerationHooks, Loaded, SystemSpec
 
 __all__ = [
     "GenerationHooks",
     "Loaded",
     "SystemSpec",
-    "TextPolicy",
     "get_system",
     "register_system",
     "unregister_system",

@@ -21,7 +21,7 @@ from prism_review.records import Review, Section
 from prism_review.systems.base import llm_review, parse_json, read_text, without_think
 from prism_review.systems.human import field_text
 from prism_review.systems.parsing import content_blocks, split_hash_sections
-from prism_review.systems.spec import SystemSpec, TextPolicy
+from prism_review.systems.spec import SystemSpec
 from prism_review.systems.text_compat import compat_text
 
 SYSTEM = "cyclereview"
@@ -141,6 +141,6 @@ SPEC = SystemSpec(
     load=load,
     check=check,
     check_json=True,
-    text=TextPolicy(compat=compat_text),
+    compat=compat_text,
     order=5,
 )

@@ -27,7 +27,7 @@ from prism_review.systems.parsing import (
     reviewer_blocks,
     split_hash_sections,
 )
-from prism_review.systems.spec import SystemSpec, TextPolicy
+from prism_review.systems.spec import SystemSpec
 from prism_review.systems.text_compat import compat_text
 from prism_review.venues import leading_number
 
@@ -195,6 +195,6 @@ SPEC = SystemSpec(
     load=load,
     check=check,
     check_json=True,
-    text=TextPolicy(compat=compat_text),
+    compat=compat_text,
     order=4,
 )

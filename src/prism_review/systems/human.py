@@ -23,7 +23,7 @@ from prism_review.records import Review, Section, human_reviewer_id
 from prism_review.systems.base import parse_json, read_text
 from prism_review.systems.parsing import SKIP_VALUES, family
 from prism_review.systems.registry import HUMAN
-from prism_review.systems.spec import Loaded, SystemSpec, TextPolicy
+from prism_review.systems.spec import Loaded, SystemSpec
 from prism_review.systems.text_compat import compat_text
 from prism_review.venues import Venue, get_venue
 
@@ -212,6 +212,7 @@ SPEC = SystemSpec(
     check=check_human,
     check_json=True,
     may_be_empty=True,
-    text=TextPolicy(human=True, compat=compat_text),
+    human=True,
+    compat=compat_text,
     order=0,
 )

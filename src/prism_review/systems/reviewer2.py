@@ -13,7 +13,7 @@ from pathlib import Path
 from prism_review.records import Review
 from prism_review.systems.base import check_txt, llm_review, read_text, without_think
 from prism_review.systems.parsing import split_hash_sections, split_header, strip_rules
-from prism_review.systems.spec import SystemSpec, TextPolicy
+from prism_review.systems.spec import SystemSpec
 from prism_review.systems.text_compat import compat_text
 
 SYSTEM = "reviewer2"
@@ -58,6 +58,6 @@ SPEC = SystemSpec(
     patterns=("{id}.txt",),
     load=load,
     check=check,
-    text=TextPolicy(compat=compat_text),
+    compat=compat_text,
     order=2,
 )

@@ -11,7 +11,7 @@ from pathlib import Path
 from prism_review.records import Review
 from prism_review.systems.base import check_txt, read_text, single_llm_review
 from prism_review.systems.parsing import split_bold_sections
-from prism_review.systems.spec import SystemSpec, TextPolicy
+from prism_review.systems.spec import SystemSpec
 from prism_review.systems.text_compat import compat_text
 
 SYSTEM = "sea"
@@ -42,6 +42,6 @@ SPEC = SystemSpec(
     patterns=("{id}.txt",),
     load=load,
     check=check,
-    text=TextPolicy(compat=compat_text),
+    compat=compat_text,
     order=1,
 )

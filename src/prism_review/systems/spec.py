@@ -11,7 +11,7 @@ validation, the text policies, Table 1's order, generation) reads them from ther
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol
 
@@ -50,21 +50,6 @@ StoreFactory = Callable[[Path, str, "Path | None"], ReviewStore]
 
 
 @dataclass(frozen=True)
-class TextPolicy:
-    """Which review text the dimensions judge (see :mod:`prism_review.systems.text`).
-
-    ``human``: the per-venue human review-form formatters instead of the LLM/BYO section policy.
-    ``compat``: the original PRISM code's extraction, ``compat(review, dimension, clean_text)``,
-    used with ``--compat``; None when the system has no original behaviour (``--compat`` then
-    gives the clean text). Removing ``<think>`` reasoning is the loader's job (see
-    :func:`prism_review.systems.base.single_llm_review`): the policies read its sections.
-    """
-
-    human: bool = False
-    compat: Callable[[Review, str, str], str] | None = None
-
-
-@dataclass(frozen=True)
 class GenerationHooks:
     """How ``prism review generate`` writes a generated system's reviews.
 
@@ -86,7 +71,8 @@ class SystemSpec:
 
     Per-paper files: ``patterns`` (preferred first, ``{id}`` is the paper id), ``load`` and
     ``check(data) -> problems`` — on the parsed JSON when ``check_json``, else on the path.
-    Folder-level stores instead set ``store`` (and no patterns).
+    Folder-level stores instead set ``store`` (and no patterns). The text policy is ``human``
+    and ``compat``.
     """
 
     id: str
@@ -101,7 +87,14 @@ class SystemSpec:
     #: writes a paper whose reviews could not be read); else it is one ("no review text")
     may_be_empty: bool = False
     store: StoreFactory | None = None
-    text: TextPolicy = field(default_factory=TextPolicy)
+    #: text policy: read as human reviews (each dimension's per-venue human selection, see
+    #: :mod:`prism_review.systems.text_policy`) instead of its LLM/BYO selection
+    human: bool = False
+    #: text policy: the original PRISM code's extraction ``compat(review, dimension, clean_text)``
+    #: for ``--compat``; None: no original behaviour, ``--compat`` judges the clean text. Removing
+    #: ``<think>`` reasoning is the loader's job (``systems.base.single_llm_review``): the
+    #: policies read its sections
+    compat: Callable[[Review, str, str], str] | None = None
     generation: GenerationHooks | None = None
     #: position in tables and listings (lower first); ties keep registration order
     order: int = 100

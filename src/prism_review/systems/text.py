@@ -122,7 +122,7 @@ def policy_of(dimension: str) -> TextPolicy:
 def clean_text(review: Review, policy: TextPolicy) -> str:
     """The clean text ``policy`` takes of ``review`` (humans: the per-venue formatter)."""
     spec = find_system(review.system)
-    human = spec is not None and spec.text.human
+    human = spec is not None and spec.human
     venue = get_venue(review.venue).id if human else None
     return _render_or_whole(review, _pick(review.sections, policy.selection(review, venue)))
 
@@ -136,6 +136,6 @@ def review_text(review: Review, dimension: str, *, compat: bool = False) -> str:
     policy = policy_of(dimension)
     clean = clean_text(review, policy)
     spec = find_system(review.system)
-    if compat and policy.original and spec is not None and spec.text.compat is not None:
-        return spec.text.compat(review, dimension, clean)
+    if compat and policy.original and spec is not None and spec.compat is not None:
+        return spec.compat(review, dimension, clean)
     return clean

@@ -9,7 +9,7 @@ from prism_review.data.errors import DataError
 from prism_review.records import Review
 from prism_review.systems.base import parse_json, read_text, require_str, single_llm_review
 from prism_review.systems.parsing import split_bold_sections
-from prism_review.systems.spec import SystemSpec, TextPolicy
+from prism_review.systems.spec import SystemSpec
 from prism_review.systems.text_compat import compat_text
 
 SYSTEM = "treereview"
@@ -58,6 +58,6 @@ SPEC = SystemSpec(
     load=load,
     check=check,
     check_json=True,
-    text=TextPolicy(compat=compat_text),
+    compat=compat_text,
     order=3,
 )
