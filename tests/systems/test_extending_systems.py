@@ -15,7 +15,8 @@ import pytest
 from typer.testing import CliRunner
 
 from prism_review.cli import app
-from prism_review.data.layout import EvalLayout, demo_root, validate_layout
+from prism_review.data.layout import EvalLayout, demo_root
+from prism_review.data.layout_check import validate_layout
 from prism_review.pipelines.results import read_results
 from prism_review.records import render_sections
 from prism_review.systems import get_system, register_system, unregister_system

@@ -28,7 +28,7 @@ from prism_review.reviewers.comment_step import CommentInput, QuoteComments
 from prism_review.reviewers.meta_step import GenerateMetaReview, MetaInput
 from prism_review.reviewers.output import JsonlAppender
 from prism_review.reviewers.paper_text import DEFAULT_MAX_CHARS, cut_at_references, fit_budget
-from prism_review.reviewers.review_step import GenerateReview, ReviewInput, require_llm
+from prism_review.reviewers.review_step import GenerateReview, ReviewInput, require_llm, snap_rating
 from prism_review.systems.byo import byo_spec
 from prism_review.systems.registry import RESERVED_FOLDERS, get_system
 from prism_review.systems.spec import GenerationHooks, SystemSpec
@@ -135,7 +135,10 @@ async def generate_reviews(
         result = await judge.run(step, inp)
         if not result.ok:
             return None, result, _failure(result)
-        row = hooks.row(pid, vid, result.output, reviewer_id=reviewer_id,
+        draft = result.output
+        assert draft is not None  # an ok result has an output
+        rating = snap_rating(get_venue(vid), draft.rating)
+        row = hooks.row(pid, vid, draft, rating=rating, reviewer_id=reviewer_id,
                         generator=judge.name, truncated=truncated)  # fmt: skip
         return row, result, None
 

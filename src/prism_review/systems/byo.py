@@ -288,15 +288,12 @@ def check_folder(folder: Path, root: Path | None = None) -> list[tuple[str, str 
     return problems
 
 
-def generated_row(paper_id: str, venue: str, draft: Any, *, reviewer_id: str, generator: str,
-                  truncated: bool) -> dict[str, Any]:  # fmt: skip
-    """The BYO row of a generated review (``draft``: the generation step's output; scores on
-    the venue's raw scale)."""
-    from prism_review.reviewers.review_step import snap_rating
-
+def generated_row(paper_id: str, venue: str, draft: Any, *, rating: float | None,
+                  reviewer_id: str, generator: str, truncated: bool) -> dict[str, Any]:  # fmt: skip
+    """The BYO row of a generated review (``draft``: the generation step's output; ``rating``:
+    its rating on the venue's scale, None when outside it; scores on the venue's raw scale)."""
     v = get_venue(venue)
     scores: dict[str, Any] = {}
-    rating = snap_rating(v, draft.rating)
     if rating is not None:
         scores[v.rating_field] = rating
     if "Confidence" in v.score_fields and 1 <= draft.confidence <= 5:

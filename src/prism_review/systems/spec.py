@@ -54,7 +54,8 @@ class GenerationHooks:
     """How ``prism review generate`` writes a generated system's reviews.
 
     ``file``: the file in the system's folder the rows go to; ``row(paper_id, venue, draft,
-    reviewer_id=, generator=, truncated=)``: one generated review as a row of that file.
+    rating=, reviewer_id=, generator=, truncated=)``: one generated review as a row of that file
+    (``rating``: the draft's rating snapped to the venue's scale, None when outside it).
     """
 
     file: str
