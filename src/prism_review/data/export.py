@@ -19,6 +19,7 @@ from typing import Any
 
 from prism_review.data.source_base import Source
 from prism_review.records import Review
+from prism_review.systems.registry import HUMAN, get_system
 from prism_review.venues import get_venue
 
 _SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._\-]*$")
@@ -71,7 +72,7 @@ def export_layout(
         vdir = out / get_venue(item.venue).id
         paper = item.paper
         _write(vdir / "papers" / f"{pid}.txt", paper.full_text)
-        reviews = item.reviews.get("human", [])
+        reviews = item.reviews.get(HUMAN, [])
         doc = {
             "paper_id": pid,
             "title": paper.title,
@@ -81,7 +82,8 @@ def export_layout(
             "keywords": paper.keywords,
             "reviews": [review_fields(r) for r in reviews],
         }
-        _write(vdir / "human_reviews" / f"{pid}.json", json.dumps(doc, ensure_ascii=False, indent=1))
+        human_file = vdir / get_system(HUMAN).folder / f"{pid}.json"
+        _write(human_file, json.dumps(doc, ensure_ascii=False, indent=1))
         res.papers[item.venue] = res.papers.get(item.venue, 0) + 1
         res.reviews += len(reviews)
         if on_paper:

@@ -1,10 +1,10 @@
 """The PRISM evaluation layout: ``DATA_ROOT/<VENUE>/{papers, human_reviews, <system folders>}``.
 
-``EvalLayout(root)`` lists venues, paper ids (manifest first), reviewer systems (the six built-in
-folders plus bring-your-own JSONL folders) and loads :class:`Paper` and :class:`Review` records
-through the per-system adapters in :mod:`prism_review.systems`. ``validate_layout`` checks every
-rule of prism-reference §1.2 and reports all problems at once. ``demo_root()`` is the bundled
-demo dataset.
+``EvalLayout(root)`` lists venues, paper ids (manifest first), reviewer systems (the registered
+systems' folders plus bring-your-own JSONL folders) and loads :class:`Paper` and :class:`Review`
+records through each system's spec (:mod:`prism_review.systems.registry`). ``validate_layout``
+checks every rule of prism-reference §1.2 and reports all problems at once. ``demo_root()`` is
+the bundled demo dataset.
 
 Beyond §1.2, a venue folder may hold ``paper_metadata.jsonl`` (rows ``{paper_id, title?,
 abstract?, decision?, keywords?}``) for papers without a human review file (docs/byo-format.md).
@@ -34,11 +34,12 @@ from prism_review.data.paper_metadata import (
 )
 from prism_review.data.safepath import UnsafePathError, check_id, inside
 from prism_review.records import Decision, Paper, Review
-from prism_review.systems.adapters import ADAPTERS, find_review_file, load_review_file
+from prism_review.systems import registry
 from prism_review.systems.base import read_json, read_text
-from prism_review.systems.byo import ByoSource, is_byo_folder
-from prism_review.systems.human import human_meta, load_human
-from prism_review.systems.registry import SYSTEMS, SystemSpec, get_system, register_system
+from prism_review.systems.byo import byo_spec, is_byo_folder
+from prism_review.systems.human import human_meta
+from prism_review.systems.registry import HUMAN, get_system, register_system
+from prism_review.systems.spec import ReviewStore, SystemSpec
 from prism_review.venues import get_venue, leading_number
 
 __all__ = [
@@ -55,8 +56,9 @@ __all__ = [
 ]
 
 def builtin_folders() -> dict[str, str]:
-    """Folder name → system id for the six built-in systems (``tree`` → ``treereview``)."""
-    return {SYSTEMS[s].folder: s for s in ADAPTERS}
+    """Folder name → system id for the registered systems stored one file per paper (the six
+    built-in systems and any plug-in: ``tree`` → ``treereview``)."""
+    return {folder: spec.id for folder, spec in registry.file_systems().items()}
 
 
 class EvalLayout:
@@ -64,7 +66,7 @@ class EvalLayout:
 
     def __init__(self, root: Path | str) -> None:
         self.root = Path(root)
-        self._byo: dict[tuple[str, str], ByoSource] = {}
+        self._stores: dict[tuple[str, str], ReviewStore] = {}
         #: ``(path, note)`` for every entry skipped by design (a review entry holding no text)
         #: and every text cut to the length limits: counted, not errors
         self.skipped: list[tuple[str, str]] = []
@@ -136,12 +138,11 @@ class EvalLayout:
         return None
 
     def systems(self, venue: str) -> list[str]:
-        """System ids with a folder in ``venue``: human first, built-ins in registry order, then
-        bring-your-own JSONL folders (sorted; registered in the system registry on discovery)."""
+        """System ids with a folder in ``venue``: the registered per-paper-file systems in table
+        order (human first), then bring-your-own JSONL folders (sorted; registered in the system
+        registry on discovery)."""
         vdir = self.venue_dir(venue)
-        folders = builtin_folders()
-        out = [sid for folder, sid in folders.items() if self._usable_dir(vdir / folder)]
-        out.sort(key=lambda s: list(SYSTEMS).index(s))
+        out = [sid for folder, sid in builtin_folders().items() if self._usable_dir(vdir / folder)]
         for sid in byo_systems(vdir, self._problem):
             if sid not in out and self._usable_dir(vdir / get_system(sid).folder):
                 out.append(sid)
@@ -162,9 +163,9 @@ class EvalLayout:
         """The folder of ``system`` in ``venue`` (a BYO folder is discovered on first use);
         ``KeyError`` for a system that is neither registered nor a folder here."""
         vdir = self.venue_dir(venue)
-        system = _builtin_id(system)
-        if system in ADAPTERS:
-            return vdir / SYSTEMS[system].folder
+        spec = _file_spec(system)
+        if spec is not None:
+            return vdir / spec.folder
         try:
             return vdir / get_system(system).folder
         except KeyError:
@@ -173,7 +174,7 @@ class EvalLayout:
             raise
 
     def _human_json(self, venue: str, paper_id: str) -> dict[str, Any] | None:
-        path = self.venue_dir(venue) / "human_reviews" / f"{paper_id}.json"
+        path = self.venue_dir(venue) / get_system(HUMAN).folder / f"{paper_id}.json"
         if not path.is_file():
             return None
         self._inside(path)
@@ -252,34 +253,32 @@ class EvalLayout:
     def _load_reviews(self, venue: str, paper_id: str, system: str) -> list[Review]:
         vid = get_venue(venue).id
         check_id(paper_id, source=self.venue_dir(venue), field="paper_id")
-        system = _builtin_id(system)
-        if system in ADAPTERS:
-            folder = self.venue_dir(venue) / SYSTEMS[system].folder
+        spec = _file_spec(system)
+        if spec is not None:
+            folder = self.venue_dir(venue) / spec.folder
             if not self._usable_dir(folder):
                 return []
-            path = find_review_file(folder, system, paper_id)
+            path = spec.find(folder, paper_id)
             if path is None:
                 return []
             self._inside(path)
-            if system == "human":
-                reviews, notes = load_human(path, paper_id, vid)
-                self.skipped.extend((str(path), n) for n in notes)
-                return reviews
-            reviews = load_review_file(system, path, paper_id, vid)
-            if not reviews:
+            loaded = spec.read(path, paper_id, vid)
+            self.skipped.extend((str(path), n) for n in loaded.skipped)
+            if not loaded.reviews and not spec.may_be_empty:
                 self._problem(DataError(path, "no review text"))
-            return reviews
+            return loaded.reviews
         key = (vid, system)
-        if key not in self._byo:
+        if key not in self._stores:
             folder = self.system_dir(venue, system)
-            if not is_byo_folder(folder) or not self._usable_dir(folder):
+            store = get_system(system).store
+            if store is None or not self._usable_dir(folder):
                 return []
-            source = ByoSource(folder, system, root=self.root)
-            source.index()
+            source = store(folder, system, self.root)
+            source.paper_ids()  # indexes the folder, so its bad rows are reported up front
             for err in source.problems:
                 self._problem(err)
-            self._byo[key] = source
-        return self._byo[key].reviews(paper_id, vid)
+            self._stores[key] = source
+        return self._stores[key].reviews(paper_id, vid)
 
     def _cap(self, review: Review) -> Review:
         capped, cut = cap_review(review)
@@ -315,15 +314,13 @@ class EvalLayout:
         }
 
 
-def _builtin_id(system: str) -> str:
-    """The built-in id for any spelling of a built-in system; other names unchanged."""
-    if system in ADAPTERS:
-        return system
+def _file_spec(system: str) -> SystemSpec | None:
+    """The spec of a per-paper-file system named any way (``tree``, ``TreeReview``), else None."""
     try:
         spec = get_system(system)
     except KeyError:
-        return system
-    return spec.id if spec.id in ADAPTERS else system
+        return None
+    return spec if spec.per_paper_files else None
 
 
 def byo_systems(vdir: Path, report: Any = None) -> list[str]:
@@ -342,9 +339,8 @@ def byo_systems(vdir: Path, report: Any = None) -> list[str]:
         try:
             spec = get_system(child.name)
         except KeyError:
-            spec = SystemSpec(id=child.name, folder=child.name, label=child.name)
-            register_system(spec)
-        if spec.id in ADAPTERS:  # a JSONL folder named like a built-in system's id
+            spec = register_system(byo_spec(child.name))
+        if spec.per_paper_files:  # a JSONL folder named like a built-in system's id
             if report is not None:
                 report(DataError(child, "a bring-your-own JSONL folder may not reuse a built-in "
                                  "system name (skipped)"))

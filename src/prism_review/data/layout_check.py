@@ -3,14 +3,16 @@
 Rules checked per venue:
 
 1. the venue folder exists (for venues asked for explicitly) and holds ``papers/``;
-2. with ``require_all_systems``, the six review folders are all present and each covers every
-   paper id, except that a venue holding bring-your-own systems and none of PRISM's five LLM
-   folders evaluates those systems instead (``human_reviews/`` is still required). Without it, missing folders are allowed but
-   every paper needs a review from at least one system;
+2. with ``require_all_systems``, the review folders of the registered per-paper-file systems
+   (the six built-in ones and any plug-in) are all present and each covers every paper id,
+   except that a venue holding bring-your-own systems and none of the LLM systems' folders
+   evaluates those systems instead (``human_reviews/`` is still required). Without it, missing
+   folders are allowed but every paper needs a review from at least one system;
 3. ``papers/`` is non-empty and holds no empty, undecodable or unexpected files;
 4. manifests list known paper ids, and ``paper_ids_50`` is the first 50 ids of ``paper_ids_200``;
-5. every ``.txt`` review is non-empty UTF-8;
-6. JSON reviews are valid JSON and satisfy their folder's rule (human, tree, deepreview,
+5. every review file (named by one of its system's patterns) passes its system's check
+   (``SystemSpec.check``: a ``.txt`` review is non-empty UTF-8);
+6. JSON reviews are valid JSON and satisfy their system's check (human, tree, deepreview,
    cyclereview). Rules 5 and 6 apply to every file of a review folder, including files of
    papers that are missing or broken;
 7. bring-your-own JSONL folders: every row parses and holds text; a JSONL folder may not reuse a
@@ -120,8 +122,7 @@ def _guarded(root: Path, add, skips: list[LayoutProblem] | None):  # type: ignor
 
 
 def _check_venue(L, vid, vdir: Path, require_all: bool, add) -> None:  # type: ignore[no-untyped-def]
-    from prism_review.systems import byo
-    from prism_review.systems.adapters import ADAPTERS, find_review_file
+    from prism_review.systems import byo, registry
 
     pdir = vdir / "papers"
     ids = _check_papers(pdir, add)
@@ -129,34 +130,35 @@ def _check_venue(L, vid, vdir: Path, require_all: bool, add) -> None:  # type: i
     ids = _check_manifests(L, vid, vdir, ids, add)
     _check_metadata(vdir / L.METADATA_FILE, add)
     covered: dict[str, int] = {pid: 0 for pid in ids}
-    llm_folders = [f for f, sid in L.builtin_folders().items() if sid != "human"]
+    specs = registry.file_systems()
+    llm_folders = [f for f, spec in specs.items() if spec.id != registry.HUMAN]
     byo_only = not any((vdir / f).is_dir() for f in llm_folders) and any(
         byo.is_byo_folder(c) for c in vdir.iterdir() if c.name not in L.builtin_folders()
     )
-    for folder, sid in L.builtin_folders().items():
+    for folder, spec in specs.items():
+        sid = spec.id
         sdir = vdir / folder
         if not sdir.is_dir():
             # a venue of bring-your-own systems only evaluates those instead of PRISM's LLMs
-            if require_all and (sid == "human" or not byo_only):
+            if require_all and (sid == registry.HUMAN or not byo_only):
                 add(sdir, f"review folder for system {sid!r} is missing")
             continue
         if add.outside(sdir):
             continue
         # every review file is checked, also those of papers whose text is broken or missing
         ok: set[Path] = set()
-        suffix = ".json" if ADAPTERS[sid].json else ".txt"
         for path in sorted(sdir.iterdir()):
-            wanted = path.is_file() and path.name.endswith(suffix)
+            wanted = path.is_file() and path.name.endswith(spec.suffixes)
             if (
                 wanted
                 and not path.name.startswith(".")
                 and not add.outside(path)
-                and _check_review_file(ADAPTERS[sid], path, add)
-                and _check_loads(sid, vid, path, with_text, add)
+                and _check_review_file(spec, path, add)
+                and _check_loads(spec, vid, path, with_text, add)
             ):
                 ok.add(path)
         for pid in ids:
-            found = find_review_file(sdir, sid, pid)
+            found = spec.find(sdir, pid)
             if found is None:
                 if require_all:
                     add(sdir, f"no review file for paper {pid!r}", field=pid)
@@ -169,7 +171,7 @@ def _check_venue(L, vid, vdir: Path, require_all: bool, add) -> None:  # type: i
             or not byo.is_byo_folder(child)
         ):
             continue
-        if child.name.lower() in {s for s in ADAPTERS} | {f.lower() for f in L.builtin_folders()}:
+        if child.name.lower() in {n.lower() for s in specs.values() for n in (s.id, s.folder)}:
             add(child, "a bring-your-own JSONL folder may not reuse a built-in system name")
             continue
         if add.outside(child):
@@ -262,42 +264,38 @@ def _check_metadata(path: Path, add) -> None:  # type: ignore[no-untyped-def]
         add(path, err.message, err.field)
 
 
-def _check_loads(sid: str, vid: str, path: Path, with_text: set[str], add) -> bool:  # type: ignore[no-untyped-def]
+def _check_loads(spec, vid: str, path: Path, with_text: set[str], add) -> bool:  # type: ignore[no-untyped-def]
     """Load the file the way ``prism evaluate`` does; its errors and skips are problems here."""
-    from prism_review.systems.adapters import id_from_filename, load_review_file
-    from prism_review.systems.human import load_human
+    from prism_review.systems.spec import id_from_filename
 
-    pid = id_from_filename(path.name) or path.stem
+    pid = id_from_filename(path.name, spec.suffixes) or path.stem
     if pid not in with_text:
         add(path, f"review of paper {pid!r}, which has no readable text in papers/", field=pid)
         return False
     try:
-        if sid == "human":
-            reviews, notes = load_human(path, pid, vid)
-            for note in notes:
-                add.skip(path, note)
-        else:
-            reviews = load_review_file(sid, path, pid, vid)
+        loaded = spec.read(path, pid, vid)
+        for note in loaded.skipped:
+            add.skip(path, note)
     except DataError as exc:
         add(path, exc.message, exc.field)
         return False
-    if not reviews:
+    if not loaded.reviews:
         add(path, "no review text")
         return False
     return True
 
 
-def _check_review_file(adapter, path: Path, add) -> bool:  # type: ignore[no-untyped-def]
-    """Check one review file; True when it passed."""
-    if not adapter.json:
-        bad = adapter.check(path)
+def _check_review_file(spec, path: Path, add) -> bool:  # type: ignore[no-untyped-def]
+    """Check one review file with its system's ``check``; True when it passed."""
+    if not spec.check_json:
+        bad = spec.check_file(path)
     else:
         try:
             data = read_json(path)
         except DataError as exc:
             add(path, exc.message, exc.field)
             return False
-        bad = adapter.check(data)
+        bad = spec.check_file(data)
     for field, message in bad:
         add(path, message, field)
     return not bad

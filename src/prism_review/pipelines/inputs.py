@@ -125,17 +125,18 @@ def collect_inputs(source: Any, venues: list[str] | None = None, limit: int | No
 def _orphan_reviews(
     layout: Any, venue: str, systems: list[str], with_text: set[str]
 ) -> Iterator[DataError]:
-    """Review files of built-in systems naming a paper that has no text file."""
-    from prism_review.systems.adapters import ADAPTERS, id_from_filename
-    from prism_review.systems.registry import SYSTEMS
+    """Review files of per-paper-file systems naming a paper that has no text file."""
+    from prism_review.systems.registry import find_system
+    from prism_review.systems.spec import id_from_filename
 
     vdir = layout.venue_dir(venue)
     for sid in systems:
-        if sid not in ADAPTERS:
+        spec = find_system(sid)
+        if spec is None or not spec.per_paper_files:
             continue
-        folder = vdir / SYSTEMS[sid].folder
+        folder = vdir / spec.folder
         for path in sorted(folder.iterdir()) if folder.is_dir() else []:
-            pid = id_from_filename(path.name)
+            pid = id_from_filename(path.name, spec.suffixes)
             if pid is not None and not path.name.startswith(".") and pid not in with_text:
                 yield DataError(path, f"review of paper {pid!r}, which has no text in papers/; "
                                 "skipped", field=pid)

@@ -21,7 +21,7 @@ from pydantic import BaseModel
 
 from prism_review.atomic import write_text
 from prism_review.dimensions.base import Dimension, MetricSpec, ResultRow
-from prism_review.systems.registry import SYSTEMS
+from prism_review.systems.registry import system_order
 
 
 class Stat(BaseModel):
@@ -84,11 +84,6 @@ def per_paper_values(
         group: {paper: sum(vs) / len(vs) for paper, vs in papers.items()}
         for group, papers in acc.items()
     }
-
-
-def system_order(systems: Iterable[str]) -> list[str]:
-    known = list(SYSTEMS)
-    return sorted(set(systems), key=lambda s: (known.index(s) if s in known else len(known), s))
 
 
 def summarize(

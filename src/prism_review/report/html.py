@@ -22,6 +22,7 @@ from prism_review.pipelines.summary import (
 )
 from prism_review.report.fidelity import run_note
 from prism_review.report.figures import distributions, headline_bars
+from prism_review.systems.registry import HUMAN
 
 MAX_BROWSE_PAPERS = 200
 
@@ -71,9 +72,9 @@ def comparisons(rows: list[ResultRow], dims: list[Dimension]) -> Markup | None:
             key = f"{d.name}.{spec.key}"
             labels[key] = spec.label
             for system in systems:
-                if system == "human":
+                if system == HUMAN:
                     continue
-                pairs = pair(drows, d, spec.key, system, "human")
+                pairs = pair(drows, d, spec.key, system, HUMAN)
                 if pairs:
                     per_system[system][key] = [(va, vb) for _, va, vb in pairs]
     for system in system_order(per_system):

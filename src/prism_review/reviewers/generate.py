@@ -1,8 +1,8 @@
 """Run the generation steps over papers and write resumable JSONL outputs.
 
-* :func:`generate_reviews` — one review per paper of a venue, written in the bring-your-own
-  format to ``DATA_ROOT/<VENUE>/<system>/reviews.jsonl`` so ``prism evaluate --system <system>``
-  evaluates them;
+* :func:`generate_reviews` — one review per paper of a venue, written through the system's
+  generation hooks (a bring-your-own system: ``DATA_ROOT/<VENUE>/<system>/reviews.jsonl``) so
+  ``prism evaluate --system <system>`` evaluates them;
 * :func:`generate_comments` — OpenAIReview-style quote-anchored comments for perturbation rows,
   ``{id, arxiv_id, error_type, comments}`` per row (input of ``prism perturbation score``);
 * :func:`generate_meta_reviews` — a meta-review per paper from one system's reviews.
@@ -28,16 +28,11 @@ from prism_review.reviewers.comment_step import CommentInput, QuoteComments
 from prism_review.reviewers.meta_step import GenerateMetaReview, MetaInput
 from prism_review.reviewers.output import JsonlAppender
 from prism_review.reviewers.paper_text import DEFAULT_MAX_CHARS, cut_at_references, fit_budget
-from prism_review.reviewers.review_step import (
-    GenerateReview,
-    ReviewInput,
-    require_llm,
-    snap_rating,
-)
+from prism_review.reviewers.review_step import GenerateReview, ReviewInput, require_llm, snap_rating
+from prism_review.systems.byo import byo_spec
+from prism_review.systems.registry import RESERVED_FOLDERS, get_system
+from prism_review.systems.spec import GenerationHooks, SystemSpec
 from prism_review.venues import get_venue
-
-REVIEWS_FILE = "reviews.jsonl"
-RESERVED_FOLDERS = {"papers", "human_reviews", "sea", "reviewer2", "tree", "deepreview", "cyclereview"}
 
 
 @dataclass
@@ -97,23 +92,22 @@ def _failure(result: StepResult[Any]) -> str:
     return f"unscored: {result.error or 'no valid answer'}"
 
 
-def review_row(paper_id: str, venue: str, draft: Any, *, reviewer_id: str, generator: str,
-               truncated: bool) -> dict[str, Any]:  # fmt: skip
-    """The BYO JSONL row of a generated review (scores on the venue's raw scale)."""
-    v = get_venue(venue)
-    scores: dict[str, Any] = {}
-    rating = snap_rating(v, draft.rating)
-    if rating is not None:
-        scores[v.rating_field] = rating
-    if "Confidence" in v.score_fields and 1 <= draft.confidence <= 5:
-        scores["Confidence"] = draft.confidence
-    return {
-        "paper_id": paper_id,
-        "reviewer_id": reviewer_id,
-        "sections": [s.model_dump() for s in draft.sections()],
-        "scores": scores,
-        "extra": {"generator": generator, "raw_rating": draft.rating, "paper_truncated": truncated},
-    }
+def generated_system(name: str) -> tuple[SystemSpec, GenerationHooks]:
+    """The system ``prism review generate --system name`` writes to, and its generation hooks:
+    the registered system of that name when it has hooks, else a new bring-your-own system.
+    A name taken by a system that is not generated (``sea``, ``human_reviews``, …) or not usable
+    as a folder raises ``ValueError``."""
+    clean = name.strip()
+    if not clean or "/" in clean or clean.lower() in RESERVED_FOLDERS:
+        raise ValueError(f"{name!r} cannot be a generated system's folder name")
+    try:
+        spec = get_system(clean)
+    except KeyError:
+        spec = byo_spec(name)
+    if spec.generation is None:
+        raise ValueError(f"{name!r} cannot be a generated system's folder name: it is the "
+                         f"folder of system {spec.id!r}, whose reviews are not generated here")
+    return spec, spec.generation
 
 
 async def generate_reviews(
@@ -122,12 +116,12 @@ async def generate_reviews(
     max_paper_chars: int | None = DEFAULT_MAX_CHARS, concurrency: int = 4,
     reviewer_id: str = "LLM_Reviewer", on_done: Callable[[GenerationReport], None] | None = None,
 ) -> GenerationReport:  # fmt: skip
-    """Generate a review for each paper of ``venue`` into ``<venue dir>/<system>/reviews.jsonl``."""
+    """Generate a review for each paper of ``venue`` into the system's folder, through its
+    generation hooks (see :func:`generated_system`): ``<venue dir>/<system>/reviews.jsonl``."""
     require_llm(judge)
-    if system.strip().lower() in RESERVED_FOLDERS or not system.strip() or "/" in system:
-        raise ValueError(f"{system!r} cannot be a generated system's folder name")
+    spec, hooks = generated_system(system)
     vid = get_venue(venue).id
-    path = layout.venue_dir(vid) / system / REVIEWS_FILE
+    path = layout.venue_dir(vid) / spec.folder / hooks.file
     out = JsonlAppender(path)
     ids = list(paper_ids) if paper_ids is not None else layout.paper_ids(vid)
     ids = ids[:limit] if limit else ids
@@ -141,8 +135,11 @@ async def generate_reviews(
         result = await judge.run(step, inp)
         if not result.ok:
             return None, result, _failure(result)
-        row = review_row(pid, vid, result.output, reviewer_id=reviewer_id,
-                         generator=judge.name, truncated=truncated)  # fmt: skip
+        draft = result.output
+        assert draft is not None  # an ok result has an output
+        rating = snap_rating(get_venue(vid), draft.rating)
+        row = hooks.row(pid, vid, draft, rating=rating, reviewer_id=reviewer_id,
+                        generator=judge.name, truncated=truncated)  # fmt: skip
         return row, result, None
 
     await _drive(ids, work, out, report, concurrency, on_done)

@@ -1,7 +1,8 @@
-"""Shared plumbing for the LLM reviewer adapters: reading files, building Review records.
+"""Shared plumbing for the reviewer-system modules: reading files, building Review records.
 
-Every adapter module exposes ``load(path, paper_id, venue) -> list[Review]`` and
-``check(path) -> list[tuple[field | None, message]]`` (the §1.2 validity rule of its folder).
+Every system module declares a :class:`~prism_review.systems.spec.SystemSpec` as ``SPEC`` with
+its ``load(path, paper_id, venue) -> list[Review]`` and ``check(...) -> list[tuple[field | None,
+message]]`` (the §1.2 validity rule of its folder).
 LLM systems yield one :class:`Review` with reviewer id ``LLM_Reviewer`` (simulated reviewer 1
 for the multi-reviewer systems; the others stay in ``extra``).
 """

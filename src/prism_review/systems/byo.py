@@ -9,6 +9,9 @@ as a weakness) whose text is the quote (as a ``>`` line) followed by the explana
 original list stays in ``extra["comments"]``.
 
 A folder is indexed once (byte offsets per paper id, not the rows), so large files stay cheap.
+Each BYO folder is a reviewer system of its own: :func:`byo_spec` is its
+:class:`~prism_review.systems.spec.SystemSpec` (a :class:`ByoSource` store, the clean text
+policy, and the generation hooks ``prism review generate`` writes ``reviews.jsonl`` rows with).
 """
 
 from __future__ import annotations
@@ -26,7 +29,11 @@ from prism_review.data.safepath import inside, is_inside
 from prism_review.records import Review, Section
 from prism_review.systems.base import LLM_REVIEWER_ID, without_think
 from prism_review.systems.parsing import family, split_hash_sections
+from prism_review.systems.spec import GenerationHooks, SystemSpec
 from prism_review.venues import Scale, get_venue, leading_number
+
+#: the file ``prism review generate`` writes a generated system's reviews to
+REVIEWS_FILE = "reviews.jsonl"
 
 
 def byo_files(folder: Path) -> list[Path]:
@@ -279,3 +286,34 @@ def check_folder(folder: Path, root: Path | None = None) -> list[tuple[str, str 
         except OSError as exc:
             problems.append((str(path), None, f"cannot read file ({exc.strerror})"))
     return problems
+
+
+def generated_row(paper_id: str, venue: str, draft: Any, *, rating: float | None,
+                  reviewer_id: str, generator: str, truncated: bool) -> dict[str, Any]:  # fmt: skip
+    """The BYO row of a generated review (``draft``: the generation step's output; ``rating``:
+    its rating on the venue's scale, None when outside it; scores on the venue's raw scale)."""
+    v = get_venue(venue)
+    scores: dict[str, Any] = {}
+    if rating is not None:
+        scores[v.rating_field] = rating
+    if "Confidence" in v.score_fields and 1 <= draft.confidence <= 5:
+        scores["Confidence"] = draft.confidence
+    return {
+        "paper_id": paper_id,
+        "reviewer_id": reviewer_id,
+        "sections": [s.model_dump() for s in draft.sections()],
+        "scores": scores,
+        "extra": {"generator": generator, "raw_rating": draft.rating, "paper_truncated": truncated},
+    }
+
+
+def _open(folder: Path, system: str, root: Path | None) -> ByoSource:
+    return ByoSource(folder, system, root=root)
+
+
+GENERATION = GenerationHooks(file=REVIEWS_FILE, row=generated_row)
+
+
+def byo_spec(folder_name: str) -> SystemSpec:
+    """The system of a bring-your-own JSONL folder: id, folder and label are its name."""
+    return SystemSpec(id=folder_name, store=_open, generation=GENERATION)

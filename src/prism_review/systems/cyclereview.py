@@ -20,29 +20,11 @@ from prism_review.data.errors import DataError
 from prism_review.records import Review, Section
 from prism_review.systems.base import llm_review, parse_json, read_text, without_think
 from prism_review.systems.human import field_text
-from prism_review.systems.parsing import (
-    SEPARATOR,
-    reviewer_blocks,
-    split_hash_sections,
-    strip_rules,
-)
+from prism_review.systems.parsing import content_blocks, split_hash_sections
+from prism_review.systems.spec import SystemSpec
+from prism_review.systems.text_compat import compat_text
 
 SYSTEM = "cyclereview"
-
-
-def content_blocks(content: str) -> list[str]:
-    """The simulated reviewers of ``content``: its ``## Reviewer`` blocks (each ending at a
-    ``*****`` line or a top-level heading such as ``## Meta Review``); without such headings,
-    the non-empty parts between ``*****`` lines."""
-    blocks = reviewer_blocks(content)
-    if blocks:
-        return [text for _, text in blocks if text]
-    return [t for t in (strip_rules(p).strip() for p in SEPARATOR.split(content)) if t]
-
-
-def first_content_part(content: str) -> str:
-    """``content`` up to the first ``**********`` line (the original DoA rule)."""
-    return SEPARATOR.split(content, maxsplit=1)[0].strip()
 
 
 def generated(path: Path, data: Any) -> dict[str, Any]:
@@ -150,3 +132,15 @@ def check(data: Any) -> list[tuple[str | None, str]]:
     if isinstance(revs, list) and _strings(revs):
         return []
     return [("generated_review", "neither a non-empty 'content' nor a 'reviews' entry with text")]
+
+
+SPEC = SystemSpec(
+    id=SYSTEM,
+    label="CycleReview",
+    patterns=("{id}.json", "{id}_result.json"),
+    load=load,
+    check=check,
+    check_json=True,
+    compat=compat_text,
+    order=5,
+)

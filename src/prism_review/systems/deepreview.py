@@ -27,6 +27,8 @@ from prism_review.systems.parsing import (
     reviewer_blocks,
     split_hash_sections,
 )
+from prism_review.systems.spec import SystemSpec
+from prism_review.systems.text_compat import compat_text
 from prism_review.venues import leading_number
 
 SYSTEM = "deepreview"
@@ -186,4 +188,13 @@ def check(data: Any) -> list[tuple[str | None, str]]:
     ]
 
 
-__all__ = ["SYSTEM", "check", "load", "pick_reviewer_one", "reviewer_blocks", "read_text"]
+SPEC = SystemSpec(
+    id=SYSTEM,
+    label="DeepReview",
+    patterns=("{id}.json", "{id}_review.json"),
+    load=load,
+    check=check,
+    check_json=True,
+    compat=compat_text,
+    order=4,
+)

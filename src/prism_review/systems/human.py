@@ -22,9 +22,12 @@ from prism_review.data.errors import DataError
 from prism_review.records import Review, Section, human_reviewer_id
 from prism_review.systems.base import parse_json, read_text
 from prism_review.systems.parsing import SKIP_VALUES, family
-from prism_review.venues import Venue, get_venue, leading_number
+from prism_review.systems.registry import HUMAN
+from prism_review.systems.spec import Loaded, SystemSpec
+from prism_review.systems.text_compat import compat_text
+from prism_review.venues import Venue, get_venue
 
-SYSTEM = "human"
+SYSTEM = HUMAN
 
 #: extra "no answer" values per venue (the original per-venue runners' skip lists, risk D1)
 _VENUE_SKIPS: dict[str, frozenset[str]] = {
@@ -137,7 +140,7 @@ def human_review(
     )
 
 
-def load_human(path: Path, paper_id: str, venue: str) -> tuple[list[Review], list[str]]:
+def load_human(path: Path, paper_id: str, venue: str) -> Loaded:
     """All usable reviews in one ``human_reviews/{id}.json`` and a note per skipped entry."""
     raw_text = read_text(path)
     data = parse_json(path, raw_text)
@@ -158,7 +161,7 @@ def load_human(path: Path, paper_id: str, venue: str) -> tuple[list[Review], lis
             continue
         review.extra["raw_text"] = raw_text
         out.append(review)
-    return out, skipped
+    return Loaded(out, skipped)
 
 
 def human_meta(data: dict[str, Any], venue: str) -> dict[str, Any]:
@@ -186,17 +189,6 @@ def human_meta(data: dict[str, Any], venue: str) -> dict[str, Any]:
     }
 
 
-def rating_values(reviews: list[Review], venue: str) -> list[tuple[float, float | None]]:
-    """(raw, normalised) overall ratings of human reviews that have one."""
-    v = get_venue(venue)
-    out = []
-    for r in reviews:
-        value = leading_number(r.raw_scores.get(v.rating_field))
-        if value is not None:
-            out.append((value, v.rating_scale.normalise(value)))
-    return out
-
-
 def check_human(data: Any) -> list[tuple[str | None, str]]:
     """§1.2 validity: ``reviews`` is a list with ≥1 dict holding a non-empty string value."""
     if not isinstance(data, dict):
@@ -209,3 +201,18 @@ def check_human(data: Any) -> list[tuple[str | None, str]]:
         if isinstance(r, dict) and any(isinstance(v, str) and v.strip() for v in r.values()):
             return []
     return [("reviews", "no review holds a non-empty text value")]
+
+
+SPEC = SystemSpec(
+    id=SYSTEM,
+    folder="human_reviews",
+    label="Human",
+    patterns=("{id}.json",),
+    load=load_human,
+    check=check_human,
+    check_json=True,
+    may_be_empty=True,
+    human=True,
+    compat=compat_text,
+    order=0,
+)

@@ -1,4 +1,4 @@
-"""Text helpers shared by the reviewer-system adapters.
+"""Text helpers shared by the reviewer-system modules.
 
 Reviews arrive as markdown-ish text with one of two header styles: bold lines (``**Summary:**``,
 SEA and TreeReview) or markdown headings (``### Summary``, Reviewer2, DeepReview, CycleReview).
@@ -71,13 +71,13 @@ def norm_name(name: str) -> str:
     return re.sub(r"[^a-z0-9]+", " ", name.lower()).strip()
 
 
-#: section families, in the order the constructiveness formatter puts them first
-TEXT_FAMILIES = ("summary", "strengths", "weaknesses", "questions", "limitations", "justification")
+#: families of score sections (read by :func:`read_section_scores`, left out of review text)
 SCORE_FAMILIES = ("soundness", "presentation", "contribution", "rating", "confidence", "decision")
 
 
 def family(name: str) -> str:
-    """Classify a section name: one of :data:`TEXT_FAMILIES`, :data:`SCORE_FAMILIES`,
+    """Classify a section name: a text family (``summary``, ``strengths``, ``weaknesses``,
+    ``questions``, ``limitations``, ``justification``), one of :data:`SCORE_FAMILIES`,
     ``strengths_weaknesses``, ``meta`` or ``other``."""
     n = norm_name(name)
     if not n:
@@ -275,3 +275,40 @@ def reviewer_blocks(text: str) -> list[tuple[str, str]]:
             stop = end.start()
         blocks.append((m.group("n") or "", strip_rules(text[m.end() : stop]).strip()))
     return blocks
+
+
+def content_blocks(content: str) -> list[str]:
+    """The simulated reviewers of ``content``: its ``## Reviewer`` blocks (each ending at a
+    ``*****`` line or a top-level heading such as ``## Meta Review``); without such headings,
+    the non-empty parts between ``*****`` lines."""
+    blocks = reviewer_blocks(content)
+    if blocks:
+        return [text for _, text in blocks if text]
+    return [t for t in (strip_rules(p).strip() for p in SEPARATOR.split(content)) if t]
+
+
+def first_content_part(content: str) -> str:
+    """``content`` up to the first ``**********`` line (the original DoA rule)."""
+    return SEPARATOR.split(content, maxsplit=1)[0].strip()
+
+
+#: Reviewer2's file header: ``PAPER: <title>``, a ``===`` rule, ``REVIEW``, a ``---`` rule
+_HEADER = re.compile(
+    r"\A\s*PAPER:[ \t]*(?P<title>[^\n]*)\n[ \t]*=+[ \t]*\n\s*REVIEW[ \t]*\n[ \t]*-+[ \t]*\n",
+)
+_LOOSE_HEADER = re.compile(
+    r"\A\s*(?:PAPER:[^\n]*\n)?(?:[ \t]*=+[ \t]*\n)?\s*(?:REVIEW[ \t]*\n)?(?:[ \t]*-+[ \t]*\n)?"
+)
+
+
+def split_header(text: str) -> tuple[str | None, str]:
+    """``(paper title, rest)``; tolerant of missing rule lines."""
+    m = _HEADER.match(text)
+    if m:
+        return m.group("title").strip() or None, text[m.end() :]
+    title = None
+    first = re.match(r"\A\s*PAPER:[ \t]*([^\n]*)", text)
+    if first:
+        title = first.group(1).strip() or None
+    m2 = _LOOSE_HEADER.match(text)
+    return title, text[m2.end() :] if m2 else text

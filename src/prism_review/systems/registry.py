@@ -1,51 +1,114 @@
-"""The canonical reviewer-system registry: one id and one on-disk folder per system.
+"""The reviewer-system registry: every :class:`~prism_review.systems.spec.SystemSpec` by id.
 
-TreeReview's id is ``treereview`` and its folder is ``tree`` (the original code mixed the two,
-risk O2). Look systems up by id or folder name; unknown names raise ``KeyError``.
+Built-in systems are found, on first use, as the ``SPEC`` of the modules of this package
+(:mod:`.human`, :mod:`.sea`, …); installed plug-ins as ``prism_review.systems`` entry points
+(each naming a ``SystemSpec``); anything else registers itself with :func:`register_system`
+(bring-your-own JSONL folders do so when the layout discovers them). Look systems up by id,
+folder or label (``treereview``, ``tree``, ``TreeReview``: TreeReview's folder is ``tree``, the
+original code mixed the two, risk O2); unknown names raise ``KeyError``.
 """
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+import importlib
+import pkgutil
+from collections.abc import Iterable
+from importlib.metadata import entry_points
+
+from prism_review.systems.spec import SystemSpec
+
+#: entry-point group of installed reviewer-system plug-ins
+ENTRY_POINT_GROUP = "prism_review.systems"
+#: the human reviewers' system id (pooled flaw banks, human-vs-system comparisons)
+HUMAN = "human"
+#: folder names no system may use (besides the registered systems' folders)
+RESERVED_FOLDERS = frozenset({"papers"})
+
+_SYSTEMS: dict[str, SystemSpec] = {}
+_discovered = False
 
 
-class SystemSpec(BaseModel):
-    model_config = ConfigDict(frozen=True)
+def _discover() -> None:
+    """Register the package's built-in specs and the installed plug-ins (once)."""
+    global _discovered
+    if _discovered:
+        return
+    _discovered = True
+    import prism_review.systems as package
 
-    id: str
-    folder: str
-    label: str
-    is_human: bool = False
-    #: reviewer id given to this system's review(s) in pooled, multi-reviewer steps
-    reviewer_key: str = "LLM_Reviewer"
+    found: list[SystemSpec] = []
+    for mod in pkgutil.iter_modules(package.__path__):
+        spec = getattr(importlib.import_module(f"{package.__name__}.{mod.name}"), "SPEC", None)
+        if isinstance(spec, SystemSpec):
+            found.append(spec)
+    for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
+        spec = ep.load()
+        if not isinstance(spec, SystemSpec):
+            raise TypeError(f"entry point {ep.name!r} ({ep.value}) of group {ENTRY_POINT_GROUP!r} "
+                            f"is a {type(spec).__name__}, expected a SystemSpec")
+        found.append(spec)
+    for spec in sorted(found, key=lambda s: s.order):
+        if spec.id not in _SYSTEMS:
+            _add(spec)
 
 
-SYSTEMS: dict[str, SystemSpec] = {
-    s.id: s
-    for s in [
-        SystemSpec(id="human", folder="human_reviews", label="Human", is_human=True, reviewer_key="Human"),
-        SystemSpec(id="sea", folder="sea", label="SEA"),
-        SystemSpec(id="reviewer2", folder="reviewer2", label="Reviewer2"),
-        SystemSpec(id="treereview", folder="tree", label="TreeReview"),
-        SystemSpec(id="deepreview", folder="deepreview", label="DeepReview"),
-        SystemSpec(id="cyclereview", folder="cyclereview", label="CycleReview"),
-    ]
-}
+def _add(spec: SystemSpec) -> None:
+    taken = {n for s in _SYSTEMS.values() for n in _names(s)}
+    clash = sorted(set(_names(spec)) & taken)
+    if clash:
+        raise ValueError(f"reviewer system {spec.id!r}: the name(s) {', '.join(clash)} are "
+                         "already registered")
+    if spec.folder.lower() in RESERVED_FOLDERS:
+        raise ValueError(f"reviewer system {spec.id!r}: folder {spec.folder!r} is reserved")
+    _SYSTEMS[spec.id] = spec
 
-LLM_SYSTEMS = [s for s in SYSTEMS if s != "human"]
+
+def _names(spec: SystemSpec) -> set[str]:
+    return {spec.id.lower(), spec.folder.lower(), spec.label.lower()}
+
+
+def register_system(spec: SystemSpec) -> SystemSpec:
+    """Add a system (a plug-in, or a bring-your-own folder found at run time). An id, folder or
+    label already taken by another system raises ``ValueError``."""
+    _discover()
+    _add(spec)
+    return spec
+
+
+def unregister_system(system_id: str) -> None:
+    """Remove a system registered with :func:`register_system` (``KeyError`` when unknown)."""
+    _discover()
+    del _SYSTEMS[system_id]
+
+
+def systems() -> list[SystemSpec]:
+    """Every registered system, in table order (``order``, then registration)."""
+    _discover()
+    return sorted(_SYSTEMS.values(), key=lambda s: s.order)
+
+
+def find_system(system_id: str) -> SystemSpec | None:
+    """The system registered under exactly ``system_id``, or None."""
+    _discover()
+    return _SYSTEMS.get(system_id)
 
 
 def get_system(name: str) -> SystemSpec:
     """Find a system by id (``treereview``), folder (``tree``) or label (``TreeReview``)."""
+    _discover()
     low = name.strip().lower()
-    for spec in SYSTEMS.values():
-        if low in {spec.id, spec.folder.lower(), spec.label.lower()}:
+    for spec in _SYSTEMS.values():
+        if low in _names(spec):
             return spec
-    raise KeyError(f"unknown reviewer system {name!r}; known systems: {', '.join(SYSTEMS)}")
+    raise KeyError(f"unknown reviewer system {name!r}; known systems: {', '.join(_SYSTEMS)}")
 
 
-def register_system(spec: SystemSpec) -> None:
-    """Add a bring-your-own system. Duplicate ids raise ``ValueError``."""
-    if spec.id in SYSTEMS:
-        raise ValueError(f"reviewer system {spec.id!r} is already registered")
-    SYSTEMS[spec.id] = spec
+def file_systems() -> dict[str, SystemSpec]:
+    """Folder name → spec of the systems stored as one file per paper (``tree`` → TreeReview)."""
+    return {s.folder: s for s in systems() if s.per_paper_files}
+
+
+def system_order(ids: Iterable[str]) -> list[str]:
+    """``ids`` (deduplicated) in table order: registered systems first, the rest by name."""
+    rank = {s.id: i for i, s in enumerate(systems())}
+    return sorted(set(ids), key=lambda s: (rank.get(s, len(rank)), s))

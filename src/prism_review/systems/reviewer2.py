@@ -8,34 +8,15 @@ which may open with a ``<think>…</think>`` block, uses ``##``/``###`` headers 
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from prism_review.records import Review
 from prism_review.systems.base import check_txt, llm_review, read_text, without_think
-from prism_review.systems.parsing import split_hash_sections, strip_rules
+from prism_review.systems.parsing import split_hash_sections, split_header, strip_rules
+from prism_review.systems.spec import SystemSpec
+from prism_review.systems.text_compat import compat_text
 
 SYSTEM = "reviewer2"
-
-_HEADER = re.compile(
-    r"\A\s*PAPER:[ \t]*(?P<title>[^\n]*)\n[ \t]*=+[ \t]*\n\s*REVIEW[ \t]*\n[ \t]*-+[ \t]*\n",
-)
-_LOOSE_HEADER = re.compile(
-    r"\A\s*(?:PAPER:[^\n]*\n)?(?:[ \t]*=+[ \t]*\n)?\s*(?:REVIEW[ \t]*\n)?(?:[ \t]*-+[ \t]*\n)?"
-)
-
-
-def split_header(text: str) -> tuple[str | None, str]:
-    """``(paper title, rest)``; tolerant of missing rule lines."""
-    m = _HEADER.match(text)
-    if m:
-        return m.group("title").strip() or None, text[m.end() :]
-    title = None
-    first = re.match(r"\A\s*PAPER:[ \t]*([^\n]*)", text)
-    if first:
-        title = first.group(1).strip() or None
-    m2 = _LOOSE_HEADER.match(text)
-    return title, text[m2.end() :] if m2 else text
 
 
 def body_of(text: str) -> tuple[str | None, str, str]:
@@ -69,3 +50,14 @@ def load(path: Path, paper_id: str, venue: str) -> list[Review]:
 def check(path: Path) -> list[tuple[str | None, str]]:
     """§1.2: a ``.txt`` review must be non-empty."""
     return check_txt(path)
+
+
+SPEC = SystemSpec(
+    id=SYSTEM,
+    label="Reviewer2",
+    patterns=("{id}.txt",),
+    load=load,
+    check=check,
+    compat=compat_text,
+    order=2,
+)

@@ -11,6 +11,8 @@ from pathlib import Path
 from prism_review.records import Review
 from prism_review.systems.base import check_txt, read_text, single_llm_review
 from prism_review.systems.parsing import split_bold_sections
+from prism_review.systems.spec import SystemSpec
+from prism_review.systems.text_compat import compat_text
 
 SYSTEM = "sea"
 
@@ -32,3 +34,14 @@ def load(path: Path, paper_id: str, venue: str) -> list[Review]:
 def check(path: Path) -> list[tuple[str | None, str]]:
     """§1.2: a ``.txt`` review must be non-empty (and readable UTF-8)."""
     return check_txt(path)
+
+
+SPEC = SystemSpec(
+    id=SYSTEM,
+    label="SEA",
+    patterns=("{id}.txt",),
+    load=load,
+    check=check,
+    compat=compat_text,
+    order=1,
+)

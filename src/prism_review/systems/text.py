@@ -19,8 +19,10 @@ Paper`` is a summary, ``Questions For The Authors`` are questions; see
 header (the REC fix of risk D3). Shared fallback: when none of the wanted sections exists, the
 whole review text (after ``</think>``) is used.
 
-``compat=True`` reproduces the original extraction (:mod:`prism_review.systems.text_compat`)
-for the six built-in systems and the dimensions the original had (``TextPolicy.original``); BYO
+Which reviews are human reviews (read with the per-venue formatter) and which have an original
+extraction is the review's system's spec (:mod:`prism_review.systems.registry`). ``compat=True``
+reproduces the original extraction (the spec's ``compat``, :mod:`prism_review.systems.text_compat`
+for the six built-in systems) for the dimensions the original had (``TextPolicy.original``); BYO
 systems and new dimensions have no original behaviour and always use the clean policy.
 """
 
@@ -31,11 +33,10 @@ from collections.abc import Iterable
 
 from prism_review.records import Review, Section, render_sections
 from prism_review.systems.parsing import SCORE_FAMILIES, family
-from prism_review.systems.text_compat import compat_text
+from prism_review.systems.registry import find_system
 from prism_review.systems.text_policy import AllText, Sections, Selection, TextPolicy
 from prism_review.venues import get_venue
 
-_BUILTIN = {"human", "sea", "reviewer2", "treereview", "deepreview", "cyclereview"}
 _NOT_TEXT = set(SCORE_FAMILIES) | {"meta"}
 _SHORT_ANSWER = re.compile(r"^\s*(yes|no|n/?a|none|not applicable)\b[^\n]{0,80}$", re.I)
 
@@ -120,7 +121,9 @@ def policy_of(dimension: str) -> TextPolicy:
 
 def clean_text(review: Review, policy: TextPolicy) -> str:
     """The clean text ``policy`` takes of ``review`` (humans: the per-venue formatter)."""
-    venue = get_venue(review.venue).id if review.system == "human" else None
+    spec = find_system(review.system)
+    human = spec is not None and spec.human
+    venue = get_venue(review.venue).id if human else None
     return _render_or_whole(review, _pick(review.sections, policy.selection(review, venue)))
 
 
@@ -132,6 +135,7 @@ def review_text(review: Review, dimension: str, *, compat: bool = False) -> str:
     """
     policy = policy_of(dimension)
     clean = clean_text(review, policy)
-    if compat and policy.original and review.system in _BUILTIN:
-        return compat_text(review, dimension, clean)
+    spec = find_system(review.system)
+    if compat and policy.original and spec is not None and spec.compat is not None:
+        return spec.compat(review, dimension, clean)
     return clean

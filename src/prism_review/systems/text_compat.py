@@ -14,9 +14,15 @@ import re
 from typing import Any
 
 from prism_review.records import Review
-from prism_review.systems.cyclereview import content_blocks, first_content_part
-from prism_review.systems.parsing import norm_name, reviewer_blocks, strip_rules, strip_think
-from prism_review.systems.reviewer2 import split_header
+from prism_review.systems.parsing import (
+    content_blocks,
+    first_content_part,
+    norm_name,
+    reviewer_blocks,
+    split_header,
+    strip_rules,
+    strip_think,
+)
 
 _GENERIC_SCORES = {"Soundness", "Presentation", "Contribution", "Confidence", "Rating"}
 _FIRST_FOUR = ("Summary", "Strengths", "Weaknesses", "Questions")

@@ -76,7 +76,8 @@ class TextPolicy:
     original: bool = False
 
     def selection(self, review: Review, venue: str | None) -> Selection:
-        """The selection for ``review`` (``venue``: a human review's canonical venue id)."""
-        if review.system != "human":
+        """The selection for ``review`` (``venue``: a human review's canonical venue id; None for
+        the review of a system that is not read as human reviews, see ``SystemSpec``)."""
+        if venue is None:
             return self.llm
         return self.human_venues.get(venue or "", self.human)

@@ -9,6 +9,8 @@ from prism_review.data.errors import DataError
 from prism_review.records import Review
 from prism_review.systems.base import parse_json, read_text, require_str, single_llm_review
 from prism_review.systems.parsing import split_bold_sections
+from prism_review.systems.spec import SystemSpec
+from prism_review.systems.text_compat import compat_text
 
 SYSTEM = "treereview"
 
@@ -46,3 +48,16 @@ def check(data: Any) -> list[tuple[str | None, str]]:
         )
         return [("full_review", f"'full_review' must be a non-empty string (is {what})")]
     return []
+
+
+SPEC = SystemSpec(
+    id=SYSTEM,
+    folder="tree",
+    label="TreeReview",
+    patterns=("{id}_review.json", "{id}.json"),
+    load=load,
+    check=check,
+    check_json=True,
+    compat=compat_text,
+    order=3,
+)
