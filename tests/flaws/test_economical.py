@@ -20,6 +20,7 @@ from typer.testing import CliRunner
 
 from prism_review.cli import app
 from prism_review.dimensions.base import RunContext, get_dimension
+from prism_review.judge.fence import fence
 from prism_review.pipelines.memo import MemoStore
 from prism_review.pipelines.results import read_results
 from prism_review.records import Paper, Review, Section
@@ -259,3 +260,15 @@ def test_an_outage_leaves_units_unwritten_and_the_rerun_completes_them(decisions
     # the consolidations memoised before the outage are not asked again
     steps = Counter(r.step for r in decisions_server.requests)
     assert "flaws.consolidate" not in steps and steps["flaws.validate"] > 0
+
+
+def test_the_decisions_judge_answers_a_re_ask_from_the_request_material():
+    """A re-ask appends the judge's reply and a follow-up; the decision stays the request's."""
+    user = "[REVIEWER: Human_1]\n" + fence("REVIEW", HUMAN_TEXT[0])
+    schema = {"json_schema": {"name": "flaws_consolidate"}}
+    first = {"response_format": schema, "messages": [{"role": "system", "content": "s"},
+                                                    {"role": "user", "content": user}]}
+    again = {"response_format": schema, "messages": [*first["messages"], {"role": "assistant", "content": "{}"},
+                                                    {"role": "user", "content": "Use only these ids: Human_1."}]}
+    answer = flaw_decisions.responder(lambda body: {})
+    assert answer(first)["micro_flaws"] and answer(again) == answer(first)
