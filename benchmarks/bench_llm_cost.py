@@ -30,6 +30,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 import tempfile
 import time
@@ -66,6 +67,44 @@ def message_tokens(body: dict[str, Any]) -> int:
             content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
         total += len(enc.encode(content or "", disallowed_special=()))
     return total
+
+
+_FENCE = re.compile(r"<<<BEGIN ([A-Z_-]+) ([0-9a-f]{16})>>>\n(.*?)\n<<<END \1 \2>>>", re.S)
+
+
+def repetition(requests: list[Any]) -> dict[str, Any]:
+    """Where the input tokens go, by step, and which content is sent more than once.
+
+    ``steps``: per step, calls, all input tokens and the system prompts' tokens (the rubric and
+    instructions, re-sent by every call of the step). ``repeats``: per fence label (PAPER, REVIEW,
+    ISSUE_BANK, ...), the tokens of fenced blocks sent again after their first send in the run
+    (a fence's tag is a hash of its text, so equal tags are equal texts), and the steps sending them.
+    """
+    enc = cl100k()
+    steps: dict[str, dict[str, int]] = defaultdict(lambda: {"calls": 0, "tokens": 0, "system_tokens": 0})
+    seen: set[tuple[str, str]] = set()
+    repeats: dict[str, dict[str, Any]] = defaultdict(lambda: {"tokens": 0, "blocks": 0, "steps": set()})
+    for r in requests:
+        if not r.path.endswith("/chat/completions"):
+            continue
+        st = steps[r.step or "unknown"]
+        st["calls"] += 1
+        st["tokens"] += message_tokens(r.body)
+        for m in r.body.get("messages", []):
+            text = m.get("content") if isinstance(m.get("content"), str) else ""
+            if m.get("role") == "system":
+                st["system_tokens"] += len(enc.encode(text, disallowed_special=()))
+                continue
+            for label, tag, body in _FENCE.findall(text):
+                if (label, tag) in seen:
+                    rep = repeats[label]
+                    rep["tokens"] += len(enc.encode(body, disallowed_special=()))
+                    rep["blocks"] += 1
+                    rep["steps"].add(r.step or "unknown")
+                else:
+                    seen.add((label, tag))
+    return {"steps": {k: dict(v) for k, v in steps.items()},
+            "repeats": {k: {**v, "steps": sorted(v["steps"])} for k, v in repeats.items()}}
 
 
 def run_protocol(protocol: str, limit: int | None, workdir: Path, flaw_decisions: bool = False) -> dict[str, Any]:
@@ -131,6 +170,7 @@ def run_protocol(protocol: str, limit: int | None, workdir: Path, flaw_decisions
     cache = ({"cached_share": stats.get("cached_prompt_tokens", 0) / max(1, stats.get("prompt_tokens", 0))}
              if server.prompt_cache else {})
     return {"protocol": protocol, "seconds": round(seconds, 1), "figures": figures, "steps": dict(steps),
+            "reviews": reviews, "where": repetition(requests),
             "prompt_cache": cache,
             "novelty_inputs": inputs,
             "unknown_step_calls": calls.get("unknown", 0), "run": str(out)}
@@ -142,6 +182,29 @@ def _row(label: str, got: dict[str, Any], ref: tuple[float, float]) -> str:
             f"{c / ref[0]:.3f} | {t / ref[1]:.3f} |")
 
 
+def _print_where(res: dict[str, Any]) -> None:
+    """Input tokens per evaluated review by dimension and step (absolute and share), and the
+    content sent more than once in the run."""
+    n = res["reviews"] or 1
+    steps = res["where"]["steps"]
+    total = sum(v["tokens"] for v in steps.values()) or 1
+    print("\n| Step | calls/review | input tokens/review | share | of which system prompt/review |")
+    print("|---|---|---|---|---|")
+    for dim in DIMENSIONS:
+        dsteps = {k: v for k, v in steps.items() if k.split(".", 1)[0] == dim}
+        dt = sum(v["tokens"] for v in dsteps.values())
+        print(f"| **{dim}** | {sum(v['calls'] for v in dsteps.values()) / n:.2f} | {dt / n:,.0f} | "
+              f"{dt / total:.1%} | {sum(v['system_tokens'] for v in dsteps.values()) / n:,.0f} |")
+        for k, v in sorted(dsteps.items()):
+            print(f"| {k} | {v['calls'] / n:.2f} | {v['tokens'] / n:,.0f} | {v['tokens'] / total:.1%} | "
+                  f"{v['system_tokens'] / n:,.0f} |")
+    reps = res["where"]["repeats"]
+    if reps:
+        print("\nfenced content sent again after its first send (tokens per review): " + "; ".join(
+            f"{label} {v['tokens'] / n:,.0f} ({v['blocks']} blocks, in {', '.join(v['steps'])})"
+            for label, v in sorted(reps.items(), key=lambda kv: -kv[1]["tokens"])))
+
+
 def print_tables(results: dict[str, dict[str, Any]]) -> None:
     for protocol, res in results.items():
         print(f"\n### protocol {protocol} ({res['seconds']} s; steps: "
@@ -151,6 +214,7 @@ def print_tables(results: dict[str, dict[str, Any]]) -> None:
         print("|---|---|---|---|---|---|---|")
         for dim in (*DIMENSIONS, "total"):
             print(_row(dim, res["figures"][dim], SPEC_REFERENCE[dim]))
+        _print_where(res)
         ni = res["novelty_inputs"]
         print(f"\nnovelty inputs: {ni['claims_per_review']:.2f} claims per review, "
               f"{ni['candidates_per_paper']:.1f} candidates per paper, {ni['pairs']} (claim, candidate) pairs "

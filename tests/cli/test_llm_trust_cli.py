@@ -27,12 +27,13 @@ from prism_review.testing.llm_server import Fault, LLMServer
 
 SEED = 7
 LIMIT = "4"  # the first 4 demo papers: human reviews and all three LLM systems
-_SHARED = {"novelty.paper", "novelty.claims", "flaws.consolidate", "flaws.validate", "flaws.map"}
+_SHARED = {"novelty.paper", "novelty.claims", "flaws.consolidate", "flaws.validate"}
 #: the steps each protocol sends (pipelines/protocol.py)
 STEPS = {
-    "economical": _SHARED | {"depth.analyse", "novelty.verdict_review", "constructiveness.arc_batch"},
+    "economical": _SHARED | {"depth.analyse", "novelty.verdict_review", "constructiveness.arc_batch",
+                             "flaws.map_batch"},
     "reference": _SHARED | {"depth.segment", "depth.classify", "depth.ground", "novelty.verdict",
-                            "constructiveness.arc"},
+                            "constructiveness.arc", "flaws.map"},
 }
 
 

@@ -20,6 +20,7 @@ from typer.testing import CliRunner
 
 from prism_review.cli import app
 from prism_review.dimensions.base import RunContext, get_dimension
+from prism_review.judge.fence import fence
 from prism_review.pipelines.memo import MemoStore
 from prism_review.pipelines.results import read_results
 from prism_review.records import Paper, Review, Section
@@ -78,9 +79,12 @@ async def test_a_human_review_is_extracted_once_per_paper(llm_server, loopback_j
     assert all(r.extracted["pieces"] == "paper" for r in rows)
     assert _calls_with(llm_server, "flaws.consolidate", HUMAN_TEXT[0]) == 1
     assert steps["flaws.consolidate"] == 1 and steps["flaws.validate"] == 1
-    # each review mapped once: the two humans and each system's review
-    assert steps["flaws.map"] == 2 + n_systems
-    assert _calls_with(llm_server, "flaws.map", HUMAN_TEXT[0]) == 1
+    # every review mapped in one call per paper: the two humans and each system's review
+    assert steps["flaws.map_batch"] == 1 and "flaws.map" not in steps
+    batch = next(r for r in llm_server.requests if r.step == "flaws.map_batch")
+    user = batch.messages[-1]["content"]
+    assert user.count("<<<BEGIN ISSUE_BANK") == 1  # the bank sent once
+    assert user.count("<<<BEGIN REVIEW") == 2 + n_systems
     # the reference protocol re-reads the human review in every pairing and the human-only bank
     llm_server.requests.clear()
     await _evaluate_paper(loopback_judge(cache_dir=tmp_path / "ref-cache"), tmp_path / "ref", n_systems, "reference")
@@ -94,13 +98,13 @@ async def test_a_resumed_run_does_not_redo_memoised_pieces(llm_server, loopback_
     first = await _evaluate_paper(loopback_judge(), memo, 2, "economical", only_first=True)
     assert first and all(r.status == "ok" for r in first)
     done = Counter(r.step for r in llm_server.requests)
-    assert done["flaws.consolidate"] == 1 and done["flaws.validate"] == 1 and done["flaws.map"] == 3
+    # the paper's reviews are mapped in one call, the second system's too
+    assert done["flaws.consolidate"] == 1 and done["flaws.validate"] == 1 and done["flaws.map_batch"] == 1
     llm_server.requests.clear()
     # a new process: a fresh memo store on the same folder and an empty reply cache
     rows = await _evaluate_paper(loopback_judge(cache_dir=tmp_path / "fresh-cache"), memo, 2, "economical")
     again = Counter(r.step for r in llm_server.requests)
-    assert "flaws.consolidate" not in again and "flaws.validate" not in again
-    assert again["flaws.map"] == 1  # only sys1's review was not mapped before
+    assert not again  # every piece of the paper, sys1's mapping included, came from the memo
     assert [r.metrics for r in rows[: len(first)]] == [r.metrics for r in first]
 
 
@@ -122,6 +126,53 @@ async def test_panel_units_from_the_paper_pieces_equal_the_reference(llm_server,
     assert all(status == "ok" for _, _, status, _ in got["economical"])
     # not a comparison of empty rows: each review detected flaws and the panels found valid ones
     assert all(m["n_detected"] and m["gt_valid"] for *_, m in got["economical"])
+
+
+def _batch_fault(server: LLMServer, drop: str, single_fault: str | None = None) -> None:
+    """map_batch replies that always leave out review ``drop``; optionally, the one-review
+    mapping of the review holding ``single_fault`` gets an unusable reply."""
+    answer = flaw_decisions.responder(server.default_reply)
+
+    def respond(body: dict[str, Any]) -> Any:
+        name = ((body.get("response_format") or {}).get("json_schema") or {}).get("name")
+        out = answer(body)
+        sent = " ".join(str(m.get("content") or "") for m in body["messages"])  # a re-ask too
+        if name == "flaws_map_batch":
+            out["reviews"] = [r for r in out["reviews"] if r["reviewer_id"] != drop]
+        if name == "flaws_map" and single_fault and single_fault in sent:
+            return "not json"
+        return out
+
+    server.set_responder(respond)
+
+
+async def test_a_failed_batched_mapping_falls_back_to_one_call_per_review(llm_server, loopback_judge, tmp_path):
+    llm_server.set_responder(flaw_decisions.responder(llm_server.default_reply))
+    clean = await _evaluate_paper(loopback_judge(cache_dir=tmp_path / "c1"), tmp_path / "m1", 2, "economical")
+    llm_server.requests.clear()
+    _batch_fault(llm_server, drop="Human_2")
+    rows = await _evaluate_paper(loopback_judge(cache_dir=tmp_path / "c2"), tmp_path / "m2", 2, "economical")
+    steps = Counter(r.step for r in llm_server.requests)
+    assert steps["flaws.map_batch"] == 2  # the answer and its re-ask, both without Human_2
+    assert steps["flaws.map"] == 4  # then each review on its own, once per paper
+    assert [(r.unit_key, r.reviewer_id, r.status, r.metrics) for r in rows] == [
+        (r.unit_key, r.reviewer_id, r.status, r.metrics) for r in clean]
+
+
+async def test_a_review_whose_mapping_fails_is_the_only_one_unscored(llm_server, loopback_judge, tmp_path):
+    llm_server.set_responder(flaw_decisions.responder(llm_server.default_reply))
+    clean = await _evaluate_paper(loopback_judge(cache_dir=tmp_path / "c1"), tmp_path / "m1", 2, "economical")
+    _batch_fault(llm_server, drop="Human_1", single_fault=HUMAN_TEXT[1])  # Human_2's own mapping fails
+    rows = await _evaluate_paper(loopback_judge(cache_dir=tmp_path / "c2"), tmp_path / "m2", 2, "economical")
+    assert len(rows) == len(clean) and all(r.status == "ok" for r in rows)
+    for got, want in zip(rows, clean, strict=True):
+        if got.extracted["pool_id"] == "Human_2":
+            assert got.extracted["mapping_error"] and got.metrics["ncps"] is None
+            assert want.metrics["ncps"] is not None
+            # its CFI does not need the mapping: unchanged
+            assert got.metrics["critical_recall"] == want.metrics["critical_recall"]
+        else:
+            assert got.extracted["mapping_error"] is None and got.metrics == want.metrics
 
 
 # -- the whole demo through the CLI ---------------------------------------------------------
@@ -175,7 +226,8 @@ def test_both_protocols_give_the_same_flaw_metrics_on_the_demo(decisions_server,
     papers = len({k.rsplit("/flaws/", 1)[0] for k, _ in ref})
     assert eco_steps["flaws.consolidate"] == papers < ref_steps["flaws.consolidate"]
     assert eco_steps["flaws.validate"] <= papers < ref_steps["flaws.validate"]
-    assert eco_steps["flaws.map"] < ref_steps["flaws.map"]
+    # every paper's reviews mapped in one call (none of them fell back to one call per review)
+    assert eco_steps["flaws.map_batch"] <= papers and "flaws.map" not in eco_steps
 
 
 def test_an_outage_leaves_units_unwritten_and_the_rerun_completes_them(decisions_server, tmp_path, monkeypatch):
@@ -208,3 +260,15 @@ def test_an_outage_leaves_units_unwritten_and_the_rerun_completes_them(decisions
     # the consolidations memoised before the outage are not asked again
     steps = Counter(r.step for r in decisions_server.requests)
     assert "flaws.consolidate" not in steps and steps["flaws.validate"] > 0
+
+
+def test_the_decisions_judge_answers_a_re_ask_from_the_request_material():
+    """A re-ask appends the judge's reply and a follow-up; the decision stays the request's."""
+    user = "[REVIEWER: Human_1]\n" + fence("REVIEW", HUMAN_TEXT[0])
+    schema = {"json_schema": {"name": "flaws_consolidate"}}
+    first = {"response_format": schema, "messages": [{"role": "system", "content": "s"},
+                                                    {"role": "user", "content": user}]}
+    again = {"response_format": schema, "messages": [*first["messages"], {"role": "assistant", "content": "{}"},
+                                                    {"role": "user", "content": "Use only these ids: Human_1."}]}
+    answer = flaw_decisions.responder(lambda body: {})
+    assert answer(first)["micro_flaws"] and answer(again) == answer(first)

@@ -11,8 +11,10 @@ resumed run does not redo them) and shared by every unit of the paper:
   whatever ``--system`` selects, as the panel reference does), so each review's flaws are
   extracted once and the flaw identity across reviews is decided once;
 * **validation**: one ``flaws.validate`` of the paper's distinct flaws against the paper;
-* **mapping**: one ``flaws.map`` per review onto the paper's valid-issue bank, asked only when a
-  unit that pools the review has a non-empty bank.
+* **mapping**: one ``flaws.map_batch`` per paper: every review that a unit can score (pooled with
+  a valid flaw) mapped onto the paper's valid-issue bank, the bank sent once and each review
+  mapped on its own under the one-review rules; when that reply stays unusable, each review is
+  asked on its own (``flaws.map``), so a failed mapping stays the review's.
 
 A unit's consensus is built from those pieces: its micro-flaws are the paper's flaws that one
 of its reviewers raised, with ``raw_arguments`` restricted to its reviewers and renamed to its
@@ -44,11 +46,13 @@ from prism_review.dimensions.flaws_pairing import (
 from prism_review.dimensions.flaws_panel import HUMAN, Member, review_text
 from prism_review.judge.flaws.models import (
     ConsolidateInput,
+    MapBatchInput,
+    MapInput,
     MicroFlaw,
     ReviewerText,
     ValidateInput,
 )
-from prism_review.judge.flaws.steps import ConsolidateStep, MapStep, ValidateStep
+from prism_review.judge.flaws.steps import ConsolidateStep, MapBatchStep, MapStep, ValidateStep
 from prism_review.metrics.cfi import human_id
 from prism_review.metrics.cps import build_issue_bank
 from prism_review.records import Review
@@ -119,11 +123,67 @@ async def validation(ctx: RunContext, unit: WorkUnit, flaws: list[MicroFlaw]) ->
     return await ctx.memo(key, compute)  # type: ignore[no-any-return]
 
 
-async def mapping(ctx: RunContext, unit: WorkUnit, member: Member, bank: list[dict[str, str]],
-                  flaws: list[MicroFlaw]) -> dict[str, Any]:
-    """One review mapped onto the paper's valid-issue bank, once per paper."""
-    pid, _, text = member
-    inp = map_input(pid, text, bank, flaws)
+def needs_mapping(paper: list[Member], flaws: list[MicroFlaw], evals: dict[str, dict[str, Any]]) -> list[Member]:
+    """The paper's reviews that some unit could score for CPS: those pooled with a valid flaw.
+
+    A valid flaw credited to nobody is in every unit; one raised by a human is in every unit of
+    a paper with humans (every pairing and the human-only bank pool all humans); one raised by a
+    system's review is in the units that pool that review: with humans, its own pairing (the
+    humans and it), without, every panel unit. So a review is needed when a valid flaw was
+    credited to nobody, to itself, to a human, or (when it is a human, or the paper has no
+    human review) to anyone.
+    """
+    banked = {b["issue_id"] for b in build_issue_bank([f.model_dump() for f in flaws], evals)}
+    valid = [f for f in flaws if f.flaw_id in banked]
+    humans = {pid for pid, r, _ in paper if r.system == HUMAN}
+    raisers = {k for f in valid for k in f.raw_arguments}
+    anyone = bool(valid)
+    if any(not f.raw_arguments for f in valid) or raisers & humans:
+        return list(paper)
+    return [m for m in paper if m[0] in raisers or (anyone and (m[0] in humans or not humans))]
+
+
+def batch_input(members: list[Member], bank: list[dict[str, str]], flaws: list[MicroFlaw]) -> MapBatchInput:
+    """The paper's reviews to map, with the bank once (``hints`` serve the offline judge)."""
+    singles = [map_input(pid, text, bank, flaws) for pid, _, text in members]
+    return MapBatchInput(reviews=[ReviewerText(reviewer_id=m.reviewer_id, text=m.review_text) for m in singles],
+                         issues=singles[0].issues if singles else [],
+                         hints={m.reviewer_id: m.hints for m in singles})
+
+
+async def mapping(ctx: RunContext, unit: WorkUnit, inp: MapBatchInput) -> dict[str, Any]:
+    """Every review that needs it mapped onto the paper's valid-issue bank in one call per paper.
+
+    A batched reply that stays unusable after its re-ask (missing or unknown ids, unparsable or
+    cut) is not an error of every review: each review is then asked on its own
+    (``flaws.map``, as the reference protocol does), so a failed mapping stays local to the
+    review it concerns. Returns ``{"mentions": {pid: [...]}, "errors": {pid: why}}``.
+    """
+
+    async def compute() -> dict[str, Any]:
+        res = await ctx.run(MapBatchStep(), inp)
+        if res.ok and res.output is not None:
+            got = res.output.by_reviewer()
+            return {"mentions": {pid: [m.model_dump() for m in got[pid]] for pid in inp.reviewer_ids},
+                    "errors": {}}
+        return {"batch_error": res.error or "unscored"}
+
+    key = f"flaws/map_batch/{unit.venue}/{unit.paper_id}/{_digest(inp)}"
+    got: dict[str, Any] = await ctx.memo(key, compute)
+    if "batch_error" not in got:
+        return got
+    out: dict[str, Any] = {"mentions": {}, "errors": {}}
+    for i, pid in enumerate(inp.reviewer_ids):
+        one = await single_mapping(ctx, unit, inp.single(i))
+        if "error" in one:
+            out["errors"][pid] = one["error"]
+        else:
+            out["mentions"][pid] = one["mentions"]
+    return out
+
+
+async def single_mapping(ctx: RunContext, unit: WorkUnit, inp: MapInput) -> dict[str, Any]:
+    """One review mapped on its own (the fallback of a failed batched mapping)."""
 
     async def compute() -> dict[str, Any]:
         res = await ctx.run(MapStep(), inp)
@@ -173,12 +233,13 @@ async def paper_evidence(ctx: RunContext, unit: WorkUnit, members: list[Member])
     if not ids:
         return ev
     paper_bank = build_issue_bank([f.model_dump() for f in flaws], paper_evals)
-    by_pid = {pid: (pid, r, t) for pid, r, t in paper}
+    maps = await mapping(ctx, unit, batch_input(needs_mapping(paper, flaws, paper_evals), paper_bank, flaws))
     for ppid, pid in rename.items():
-        got = await mapping(ctx, unit, by_pid[ppid], paper_bank, flaws)
-        if "error" in got:
-            ev.map_errors[pid] = got["error"]
+        if ppid in maps["errors"]:
+            ev.map_errors[pid] = maps["errors"][ppid]
             continue
-        ev.mappings[pid] = {"mentions": [m for m in got["mentions"]
+        if ppid not in maps["mentions"]:  # cannot happen: a unit with a bank pools a needed review
+            raise RuntimeError(f"{unit.key}: review {ppid} has a bank but was not mapped")
+        ev.mappings[pid] = {"mentions": [m for m in maps["mentions"][ppid]
                                          if str(m.get("issue_id") or "").strip() in ids]}
     return ev

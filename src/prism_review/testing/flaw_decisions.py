@@ -12,7 +12,8 @@ of the rest of the request:
 * ``flaws.validate``: validity and severity follow from the flaw's keyword alone.
 * ``flaws.map``: a review mentions, in its own order, each bank issue whose keyword one of its
   sentences holds (first mention only), so mapping onto a larger bank and keeping the smaller
-  bank's issues is mapping onto the smaller bank.
+  bank's issues is mapping onto the smaller bank; ``flaws.map_batch`` maps each of its reviews
+  exactly so, whatever the other reviews of the call.
 
 Any other step gets ``fallback(body)`` (e.g. the server's schema-built reply).
 """
@@ -34,6 +35,7 @@ KEYWORDS = (
     "hyperparameter", "scalab", "metric", "comparison", "motivat", "figure", "generaliz",
 )
 _REVIEWER = re.compile(r"\[REVIEWER: ([^\]\n]+)\]\n<<<BEGIN REVIEW ([0-9a-f]{16})>>>\n(.*?)\n<<<END REVIEW \2>>>", re.S)
+_BATCH_REVIEW = re.compile(r"\[REVIEW: ([^\]\n]+)\]\n<<<BEGIN REVIEW ([0-9a-f]{16})>>>\n(.*?)\n<<<END REVIEW \2>>>", re.S)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 _SUMMARY = "The reviews question the paper's {}."
 
@@ -80,24 +82,39 @@ def validate(user: str) -> dict[str, Any]:
     return {"evaluations": out}
 
 
-def map_review(user: str) -> dict[str, Any]:
-    bank_blocks, reviews = fenced_blocks(user, "ISSUE BANK"), fenced_blocks(user, "REVIEW")
-    bank = json.loads(bank_blocks[0])["issues"] if bank_blocks else []
+def _mentions(bank: list[dict[str, Any]], review: str) -> list[dict[str, str]]:
     by_key = {_key_of_summary(i.get("canonical_summary", "")): i["issue_id"] for i in bank}
     mentions, seen = [], set()
-    for s in sentences(reviews[0] if reviews else ""):
+    for s in sentences(review):
         k = keyword_of(s)
         if k in by_key and k not in seen:
             seen.add(k)
             mentions.append({"issue_id": by_key[k], "section_name": "Weaknesses",
                              "anchor_quote": " ".join(s.split()[:12]), "content": k})
-    return {"mentions": mentions}
+    return mentions
+
+
+def _bank(user: str) -> list[dict[str, Any]]:
+    blocks = fenced_blocks(user, "ISSUE BANK")
+    return json.loads(blocks[0])["issues"] if blocks else []  # type: ignore[no-any-return]
+
+
+def map_review(user: str) -> dict[str, Any]:
+    reviews = fenced_blocks(user, "REVIEW")
+    return {"mentions": _mentions(_bank(user), reviews[0] if reviews else "")}
+
+
+def map_batch(user: str) -> dict[str, Any]:
+    """Each ``[REVIEW: id]`` block mapped exactly as :func:`map_review` maps it alone."""
+    bank = _bank(user)
+    return {"reviews": [{"reviewer_id": rid, "mentions": _mentions(bank, text)}
+                        for rid, _, text in _BATCH_REVIEW.findall(user)]}
 
 
 #: by the response schema's name (the step name as the APIs accept it)
 STEPS: dict[str, Callable[[str], dict[str, Any]]] = {
     schema_name("flaws.consolidate"): consolidate, schema_name("flaws.validate"): validate,
-    schema_name("flaws.map"): map_review,
+    schema_name("flaws.map"): map_review, schema_name("flaws.map_batch"): map_batch,
 }
 
 
@@ -109,7 +126,8 @@ def responder(fallback: Callable[[dict[str, Any]], Any]) -> Callable[[dict[str, 
         fn = STEPS.get(step or "")
         if fn is None:
             return fallback(body)
-        user = next((m["content"] for m in reversed(body.get("messages", [])) if m.get("role") == "user"), "")
+        # the request's material is in its first user message (a re-ask appends its own)
+        user = next((m["content"] for m in body.get("messages", []) if m.get("role") == "user"), "")
         return fn(user if isinstance(user, str) else "")
 
     return answer

@@ -191,3 +191,47 @@ class MapOutput(BaseModel):
     """Step 3's answer: the review's mentions in order of first appearance."""
 
     mentions: list[Mention] = Field(default_factory=list)
+
+
+class MapBatchInput(BaseModel):
+    """Step 3 for several reviews of one paper at once: the paper's valid-issue bank, sent once,
+    and each review (``reviews``' ids are the paper-level ids); economical protocol only."""
+
+    reviews: list[ReviewerText]
+    issues: list[Issue]
+    #: per reviewer id, its own Step 1 quote per issue id; used by the offline judge only (not sent)
+    hints: dict[str, dict[str, str]] = Field(default_factory=dict)
+
+    @property
+    def reviewer_ids(self) -> list[str]:
+        return [r.reviewer_id for r in self.reviews]
+
+    def single(self, i: int) -> MapInput:
+        """The i-th review's one-review mapping request (what the reference protocol sends)."""
+        r = self.reviews[i]
+        return MapInput(reviewer_id=r.reviewer_id, review_text=r.text, issues=self.issues,
+                        hints=self.hints.get(r.reviewer_id, {}))
+
+
+class ReviewMentions(BaseModel):
+    """One review's mentions inside a batched mapping answer."""
+
+    reviewer_id: str
+    mentions: list[Mention] = Field(default_factory=list)
+
+    @field_validator("reviewer_id", mode="before")
+    @classmethod
+    def _text(cls, v: Any) -> Any:
+        return "" if v is None else str(v).strip()
+
+
+class MapBatchOutput(BaseModel):
+    """The batched mapping's answer: one entry per review of the input."""
+
+    reviews: list[ReviewMentions] = Field(default_factory=list)
+
+    def by_reviewer(self) -> dict[str, list[Mention]]:
+        out: dict[str, list[Mention]] = {}
+        for r in self.reviews:
+            out.setdefault(r.reviewer_id, r.mentions)
+        return out

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 
 from prism_review.judge.fence import fence, with_data_rule
-from prism_review.judge.flaws.models import ConsolidateInput, MapInput, ValidateInput
+from prism_review.judge.flaws.models import ConsolidateInput, MapBatchInput, MapInput, ValidateInput
 from prism_review.judge.flaws.taxonomy import taxonomy_text
 
 CONSOLIDATE_SYSTEM = """You are the meta-reviewer of a scientific paper. Several reviewers \
@@ -68,21 +68,36 @@ Evaluate every flaw id you are given. Reply with one JSON object and nothing els
 {"evaluations": [{"flaw_id": "F01", "is_valid": true, "severity": "Critical"}, {"flaw_id": "F02", \
 "is_valid": false, "severity": "None"}]}""")
 
-MAP_SYSTEM = with_data_rule("""You map one peer review onto a fixed bank of issues that were collected from \
-all reviews of the same paper.
-
-Rules:
+#: the mapping rules, shared by the one-review and the batched mapping (same decisions asked)
+_MAP_RULES = """Rules:
 - Use only issue ids from the bank. List each issue the review raises once, at its first \
 mention, in the order the review raises them (merge repeated mentions into the first).
 - Skip sentences that match no issue, praise and neutral summaries.
 - "section_name": the review's own section where the issue appears (for example Weaknesses, \
 Questions, Limitations); infer a fitting name when the review has no headers.
 - "anchor_quote": 5 to 20 words copied verbatim from the review where it raises the issue.
-- "content": a one or two sentence paraphrase of what the review says about the issue.
+- "content": a one or two sentence paraphrase of what the review says about the issue."""
+
+MAP_SYSTEM = with_data_rule("""You map one peer review onto a fixed bank of issues that were collected from \
+all reviews of the same paper.
+
+""" + _MAP_RULES + """
 
 Reply with one JSON object and nothing else:
 {"mentions": [{"issue_id": "F01", "section_name": "Weaknesses", "anchor_quote": "<verbatim \
 words>", "content": "<paraphrase>"}]}""")
+
+MAP_BATCH_SYSTEM = with_data_rule("""You map several peer reviews of one paper, each on its own, onto a fixed \
+bank of issues that were collected from all reviews of the same paper. Treat every review as if \
+it were the only one you were given: what one review raises never depends on another review.
+
+""" + _MAP_RULES
+    + """
+- Give one entry per review, with its reviewer id exactly as in its [REVIEW: ...] header.
+
+Reply with one JSON object and nothing else:
+{"reviews": [{"reviewer_id": "<reviewer id>", "mentions": [{"issue_id": "F01", "section_name": \
+"Weaknesses", "anchor_quote": "<verbatim words>", "content": "<paraphrase>"}]}]}""")
 
 
 def consolidate_system(inp: ConsolidateInput) -> str:
@@ -126,3 +141,12 @@ def map_user(inp: MapInput) -> str:
         + f"\n\n[REVIEW: {inp.reviewer_id}]\n"
         + fence("REVIEW", inp.review_text.strip())
     )
+
+
+def map_batch_user(inp: MapBatchInput) -> str:
+    """The batched mapping's user message: the issue bank once, then each review, each fenced."""
+    bank = [i.model_dump() for i in inp.issues]
+    parts = ["[ISSUE BANK]\n" + fence("ISSUE BANK", json.dumps({"issues": bank}, indent=2, ensure_ascii=False))]
+    for r in inp.reviews:
+        parts.append(f"[REVIEW: {r.reviewer_id}]\n" + fence("REVIEW", r.text.strip()))
+    return "\n\n".join(parts)

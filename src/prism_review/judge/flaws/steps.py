@@ -1,4 +1,5 @@
-"""The three flaw judge steps: ``flaws.consolidate``, ``flaws.validate`` and ``flaws.map``.
+"""The three flaw judge steps: ``flaws.consolidate``, ``flaws.validate`` and ``flaws.map``
+(and ``flaws.map_batch``, the economical protocol's mapping of a paper's reviews in one call).
 
 Each step has an LLM prompt (:mod:`.prompts`) and an offline implementation (:mod:`.offline`)
 behind the same typed interface, and a ``finalize`` that normalises either route's answer.
@@ -18,6 +19,8 @@ from prism_review.judge.flaws.models import (
     ConsolidateInput,
     ConsolidateOutput,
     FlawEvaluation,
+    MapBatchInput,
+    MapBatchOutput,
     MapInput,
     MapOutput,
     MicroFlaw,
@@ -191,4 +194,50 @@ class MapStep(JudgeStep[MapInput, MapOutput]):
         return {"issue_id": [i.issue_id for i in inp.issues]}
 
     def max_tokens(self, inp: MapInput) -> int | None:
+        return STEP1_TOKENS
+
+
+class MapBatchStep(JudgeStep[MapBatchInput, MapBatchOutput]):
+    """Step 3 for all the reviews of a paper in one call: the bank sent once, each review mapped
+    on its own under :class:`MapStep`'s rules (economical protocol, ``dimensions/flaws_pieces``)."""
+
+    name: ClassVar[str] = "flaws.map_batch"
+    Input = MapBatchInput
+    Output = MapBatchOutput
+    temperature: ClassVar[float] = 0.0
+
+    def messages(self, inp: MapBatchInput) -> list[ChatMessage]:
+        return [
+            ChatMessage(role="system", content=prompts.MAP_BATCH_SYSTEM),
+            ChatMessage(role="user", content=prompts.map_batch_user(inp)),
+        ]
+
+    def offline(self, inp: MapBatchInput) -> MapBatchOutput:
+        return MapBatchOutput.model_validate({"reviews": [
+            {"reviewer_id": r.reviewer_id, "mentions": offline.map_review(inp.single(i)).mentions}
+            for i, r in enumerate(inp.reviews)]})
+
+    def check(self, inp: MapBatchInput, out: MapBatchOutput) -> str | None:
+        """Every review answered once under its own id, and only bank ids used."""
+        problems = []
+        got = [r.reviewer_id for r in out.reviews]
+        missing = [i for i in inp.reviewer_ids if i not in got]
+        extra = sorted({i for i in got if i not in inp.reviewer_ids})
+        if missing:
+            problems.append("No entry was given for: " + ", ".join(missing) + ". Map every review.")
+        if extra:
+            problems.append("Unknown reviewer ids: " + ", ".join(extra) + ". Use only "
+                            + ", ".join(inp.reviewer_ids) + ".")
+        ids = {i.issue_id for i in inp.issues}
+        unknown = sorted({m.issue_id for r in out.reviews for m in r.mentions if m.issue_id.strip() not in ids})
+        if unknown:
+            problems.append("Unknown issue ids: " + ", ".join(unknown) + ". Use only ids from the bank.")
+        return " ".join(problems) or None
+
+    def schema_enums(self, inp: MapBatchInput) -> dict[str, list[str]]:
+        return {"issue_id": [i.issue_id for i in inp.issues], "reviewer_id": inp.reviewer_ids}
+
+    def max_tokens(self, inp: MapBatchInput) -> int | None:
+        # the one-review cap, not n times it (a model's output limit); a cut reply fails to
+        # parse and flaws_pieces then maps each review in its own call
         return STEP1_TOKENS
