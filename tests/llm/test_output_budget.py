@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from prism_review.judge.flaws.models import ConsolidateInput, ReviewerText
-from prism_review.judge.flaws.steps import ConsolidateStep
+from prism_review.judge.flaws.models import ConsolidateInput, Issue, MapBatchInput, ReviewerText
+from prism_review.judge.flaws.steps import ConsolidateStep, MapBatchStep
 from prism_review.judge.novelty.claims import ClaimsInput, ClaimsStep
 from prism_review.judge.novelty.verdict import CandidateText, VerdictBatchInput, VerdictBatchStep
 from prism_review.llm.budget import allowed_max_tokens
@@ -42,6 +42,15 @@ async def test_default_budgets_reach_the_server(llm_server: Any, loopback_judge:
     assert sent["flaws.consolidate"] == 35_000  # the reference's step-1 cap, not 2,000
     assert sent["novelty.claims"] == 8_000  # the reference's Task 1 cap, not 2,000
     assert sent["novelty.verdict_batch"] == 5 * 800  # the reference's 800 per pair
+
+
+async def test_the_batched_mapping_gets_the_mapping_budget(llm_server: Any,
+                                                           loopback_judge: Any) -> None:
+    # economical flaws map a paper's reviews in one call: the global 8,000 cap cut it short
+    llm_server.canned("flaws.map_batch", {"reviews": []})
+    batch = MapBatchInput(reviews=POOL.reviews, issues=[Issue(issue_id="F01", shared_severity="Minor")])
+    await loopback_judge().run(MapBatchStep(), batch)
+    assert [_budget(r.body) for r in llm_server.requests][0] == 35_000
 
 
 async def test_a_server_limit_below_the_budget_is_used_not_fatal(llm_server: Any,

@@ -75,6 +75,7 @@ DEFAULTS: dict[str, Any] = {
 STEP_DEFAULTS: dict[str, dict[str, Any]] = {
     "flaws.consolidate": {"max_tokens": 35_000},
     "flaws.map": {"max_tokens": 35_000},
+    "flaws.map_batch": {"max_tokens": 35_000},
 }
 STEP_FIELDS = ("model", "temperature", "max_tokens")
 _TYPES: dict[str, type] = {
