@@ -18,6 +18,7 @@ from prism_review.cli import app
 from prism_review.llm import ConfigError, FatalProviderError, make_judge
 from prism_review.llm.provider import (
     get_provider,
+    judge_forms,
     modelapi,
     parse_spec,
     providers,
@@ -134,7 +135,9 @@ def test_a_toy_provider_runs_prism_evaluate(toy, toy_server, tmp_path, monkeypat
 
 def test_an_unregistered_provider_is_unknown_again(toy) -> None:
     assert parse_spec("toy/m").provider == "toy"
+    assert "toy/<model>" in judge_forms().split(" | ")  # --judge help and messages name it
     unregister("toy")
+    assert "toy/<model>" not in judge_forms()
     with pytest.raises(ConfigError, match="unknown judge 'toy/m'"):
         parse_spec("toy/m")
 

@@ -40,9 +40,11 @@ def llm_judge(spec: str, *, what: str, base_url: str | None = None, config: Path
            max_errors: int | None = None, audit: Path | None = None) -> Any:  # fmt: skip
     """Build the LLM judge, refusing ``offline`` (these commands need an LLM)."""
     if spec.strip() == "offline":
+        from prism_review.llm.provider import judge_forms  # not at import: the CLI starts fast
+
         raise fail(
-            f"{what} needs an LLM; there is no offline judge for it. Pass --judge openai/<model>, "
-            "gemini/<model> or openai-compatible/<model>@<url>."
+            f"{what} needs an LLM; there is no offline judge for it. Pass --judge "
+            f"{judge_forms(' or ')}."
         )
     from prism_review.llm import make_judge
 

@@ -234,6 +234,12 @@ def providers() -> Iterator[Provider]:
     yield from list(_REGISTRY.values())
 
 
+def judge_forms(sep: str = " | ") -> str:
+    """How every registered provider's judge spec is written, for ``--judge`` help and messages
+    (``openai/<model> | gemini/<model> | google/<model> | ...``)."""
+    return sep.join(form.strip("'") for unit in providers() for form in unit.usage())
+
+
 def get_provider(name: str) -> Provider:
     """The provider registered as ``name`` (an alias also finds it)."""
     _load()

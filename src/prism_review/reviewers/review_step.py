@@ -14,6 +14,7 @@ from pydantic import BaseModel, Field, field_validator
 
 from prism_review.judge.base import ChatMessage, I, Judge, JudgeStep, O
 from prism_review.judge.fence import fence, with_data_rule
+from prism_review.llm.provider import judge_forms
 from prism_review.records import Section
 from prism_review.venues import Venue, get_venue
 
@@ -24,7 +25,7 @@ class GenerationNeedsLLM(RuntimeError):
     def __init__(self, step: str) -> None:
         super().__init__(
             f"{step} writes new text and has no offline judge: configure an LLM "
-            "(--judge openai/<model>, gemini/<model> or openai-compatible/<model>@<url>)"
+            f"(--judge {judge_forms(' or ')})"
         )
 
 
