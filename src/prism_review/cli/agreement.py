@@ -34,7 +34,6 @@ def agreement(
 ) -> None:
     """Print per-task agreement metrics (macro-F1, Spearman, accuracy) with counts."""
     from prism_review.agreement import get_dataset
-    from prism_review.llm import make_judge
 
     if dataset == "all":
         _all(file, judge, limit, as_json, base_url, config, concurrency)
@@ -50,16 +49,7 @@ def agreement(
     except KeyError as exc:
         typer.echo(f"error: {exc.args[0]}", err=True)
         raise typer.Exit(2) from exc
-    opts: dict[str, Any] = {"concurrency": concurrency}
-    if base_url:
-        opts["base_url"] = base_url
-    if config:
-        opts["config_path"] = config
-    try:
-        the_judge = make_judge(judge, **opts)  # "offline" ignores the LLM options
-    except Exception as exc:  # bad spec or missing key: a message, not a traceback
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from exc
+    the_judge = _judge(judge, base_url, config, concurrency)
 
     async def _measure() -> dict[str, Any]:
         return dict(await measure(file, the_judge, limit))
@@ -74,6 +64,23 @@ def agreement(
         typer.echo(json.dumps(metrics, sort_keys=True))
         return
     _print_metrics(metrics)
+
+
+def _judge(spec: str, base_url: str | None, config: Path | None, concurrency: int) -> Any:
+    """The judge both agreement commands measure; a bad spec or a missing key is one line and
+    exit 2, not a traceback ("offline" ignores the LLM options)."""
+    from prism_review.llm import make_judge
+
+    opts: dict[str, Any] = {"concurrency": concurrency}
+    if base_url:
+        opts["base_url"] = base_url
+    if config:
+        opts["config_path"] = config
+    try:
+        return make_judge(spec, **opts)
+    except Exception as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from exc
 
 
 def _run(fn: Callable[[], Coroutine[Any, Any, dict[str, Any]]]) -> dict[str, Any]:
@@ -117,21 +124,11 @@ def _all(
     """Every built-in dataset on its standard file under ``folder``, then the fidelity card.
     A missing file is said and counted (exit 1), never silently left out."""
     from prism_review.agreement import DEFAULT_FILES, get_dataset
-    from prism_review.llm import make_judge
     from prism_review.report.fidelity import CardError, load_card, render_card
     from prism_review.shared_folder import DATA
 
     root = folder if folder is not None else DATA
-    opts: dict[str, Any] = {"concurrency": concurrency}
-    if base_url:
-        opts["base_url"] = base_url
-    if config:
-        opts["config_path"] = config
-    try:
-        the_judge = make_judge(judge, **opts)
-    except Exception as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from exc
+    the_judge = _judge(judge, base_url, config, concurrency)
     results: dict[str, Any] = {}
     missing: list[str] = []
     for name, rel in DEFAULT_FILES.items():

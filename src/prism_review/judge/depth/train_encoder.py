@@ -47,6 +47,7 @@ from prism_review.judge.depth.encoder import (
     read_encoder,
 )
 from prism_review.judge.depth.train import DEFAULT_LABELS, DEFAULT_OUT
+from prism_review.judge.depth.train_heads import evaluate  # the one set of dev figures
 from prism_review.judge.onnx_export import base_model_dir, export_pooled_int8
 
 ASPECTS = ("Soundness", "Clarity", "Contribution", "Other")
@@ -288,44 +289,6 @@ def export(
     }
     (out / ENCODER_META).write_text(json.dumps(meta, indent=1) + "\n")
 
-
-def evaluate(
-    out: Path, d_dev: list[D.LabelledReview], s_dev: list[D.LabelledReview]
-) -> dict[str, Any]:
-    """Dev figures of the exported encoder (every sentence classified with all as context)."""
-    from sklearn.metrics import f1_score
-
-    model = read_encoder(out)
-    role, aspect, arg, sub = [], [], [], []
-    for r in d_dev:
-        p = model.probabilities(r.texts)
-        for i, lab in enumerate(r.labels):
-            arg.append((int(lab["argumentative"]), int(p["argumentative"][i, 1] > 0.5)))
-            if lab["role"]:
-                role.append((lab["role"], model.predict("role", p["role"][i : i + 1])[0]))
-            if lab["action"] in ("arg_evaluative", "arg_request") and lab["aspect"] in D.ASPECT3:
-                aspect.append((lab["aspect"], model.predict("aspect", p["aspect"][i : i + 1])[0]))
-    for r in s_dev:
-        p = model.probabilities(r.texts)
-        for i, lab in enumerate(r.labels):
-            pred = "none"
-            if p["argumentative"][i, 1] > 0.5:
-                pred = "evidence" if p["role"][i, 1] > 0.5 else "claim"
-            sub.append((lab["label"], pred))
-
-    def f1(pairs: list[tuple[Any, Any]], labels: list[Any]) -> float:
-        g, q = zip(*pairs, strict=True)
-        return round(float(f1_score(g, q, labels=labels, average="macro")), 4)
-
-    return {
-        "disapere.role.macro_f1": f1(role, ["Claim", "Premise"]),
-        "disapere.aspect3.macro_f1": f1(aspect, list(D.ASPECT3)),
-        "disapere.argumentative.macro_f1": f1(arg, [0, 1]),
-        "substanreview.sentence.macro_f1": f1(sub, list(D.SUBSTAN_LABELS)),
-        "n.disapere.role": len(role),
-        "n.disapere.aspect3": len(aspect),
-        "n.substanreview.sentences": len(sub),
-    }
 
 
 def main(argv: list[str] | None = None) -> None:
