@@ -19,10 +19,12 @@ from prism_review.judge.flaws.models import (
     ConsolidateInput,
     ConsolidateOutput,
     FlawEvaluation,
+    Issue,
     MapBatchInput,
     MapBatchOutput,
     MapInput,
     MapOutput,
+    Mention,
     MicroFlaw,
     ValidateInput,
     ValidateOutput,
@@ -166,6 +168,15 @@ class ValidateStep(JudgeStep[ValidateInput, ValidateOutput]):
         return max(STEP2_MIN_TOKENS, 40 * len(inp.micro_flaws) + 256)
 
 
+def unknown_issue_ids(issues: list[Issue], mentions: list[Mention]) -> str | None:
+    """The re-ask text when a mapping names an issue id that is not in the bank."""
+    ids = {i.issue_id for i in issues}
+    unknown = sorted({m.issue_id for m in mentions if m.issue_id.strip() not in ids})
+    if unknown:
+        return "Unknown issue ids: " + ", ".join(unknown) + ". Use only ids from the bank."
+    return None
+
+
 class MapStep(JudgeStep[MapInput, MapOutput]):
     """Step 3: map one review onto the valid-issue bank, in the review's own order."""
 
@@ -184,11 +195,7 @@ class MapStep(JudgeStep[MapInput, MapOutput]):
         return offline.map_review(inp.model_copy(update={"review_text": mask_markup(inp.review_text)}))
 
     def check(self, inp: MapInput, out: MapOutput) -> str | None:
-        ids = {i.issue_id for i in inp.issues}
-        unknown = sorted({m.issue_id for m in out.mentions if m.issue_id.strip() not in ids})
-        if unknown:
-            return "Unknown issue ids: " + ", ".join(unknown) + ". Use only ids from the bank."
-        return None
+        return unknown_issue_ids(inp.issues, out.mentions)
 
     def schema_enums(self, inp: MapInput) -> dict[str, list[str]]:
         return {"issue_id": [i.issue_id for i in inp.issues]}
@@ -214,8 +221,8 @@ class MapBatchStep(JudgeStep[MapBatchInput, MapBatchOutput]):
 
     def offline(self, inp: MapBatchInput) -> MapBatchOutput:
         return MapBatchOutput.model_validate({"reviews": [
-            {"reviewer_id": r.reviewer_id, "mentions": offline.map_review(inp.single(i)).mentions}
-            for i, r in enumerate(inp.reviews)]})
+            {"reviewer_id": r.reviewer_id, "mentions": MapStep().offline(inp.single(i)).mentions}
+            for i, r in enumerate(inp.reviews)]})  # one review's rules, markup masking included
 
     def check(self, inp: MapBatchInput, out: MapBatchOutput) -> str | None:
         """Every review answered once under its own id, and only bank ids used."""
@@ -228,10 +235,9 @@ class MapBatchStep(JudgeStep[MapBatchInput, MapBatchOutput]):
         if extra:
             problems.append("Unknown reviewer ids: " + ", ".join(extra) + ". Use only "
                             + ", ".join(inp.reviewer_ids) + ".")
-        ids = {i.issue_id for i in inp.issues}
-        unknown = sorted({m.issue_id for r in out.reviews for m in r.mentions if m.issue_id.strip() not in ids})
+        unknown = unknown_issue_ids(inp.issues, [m for r in out.reviews for m in r.mentions])
         if unknown:
-            problems.append("Unknown issue ids: " + ", ".join(unknown) + ". Use only ids from the bank.")
+            problems.append(unknown)
         return " ".join(problems) or None
 
     def schema_enums(self, inp: MapBatchInput) -> dict[str, list[str]]:
