@@ -211,6 +211,11 @@ class VerdictStep(JudgeStep[VerdictInput, VerdictOut]):
         return _finalize_one(out.model_dump(), inp.claim_id, inp.candidate.cand_id, inp.claim, inp.compat)
 
 
+def related_blocks(candidates: list[CandidateText]) -> str:
+    """The candidates as the verdict prompts show them: each fenced under its id."""
+    return "\n\n".join(f"Related work {c.cand_id}:\n{fence('RELATED', c.text)}" for c in candidates)
+
+
 class VerdictBatchStep(JudgeStep[VerdictBatchInput, VerdictBatchOutput]):
     """One claim against several candidates in one call; one verdict per candidate id."""
 
@@ -219,7 +224,7 @@ class VerdictBatchStep(JudgeStep[VerdictBatchInput, VerdictBatchOutput]):
     Output = VerdictBatchOutput
 
     def messages(self, inp: VerdictBatchInput) -> list[ChatMessage]:
-        blocks = "\n\n".join(f"Related work {c.cand_id}:\n{fence('RELATED', c.text)}" for c in inp.candidates)
+        blocks = related_blocks(inp.candidates)
         user = prompts.VERDICT_BATCH_USER.format(claim_id=inp.claim_id, claim=fence("CLAIM", inp.claim),
                                                  paper=fence("PAPER", inp.paper_context),
                                                  related_blocks=blocks, rules=prompts.VERDICT_RULES)

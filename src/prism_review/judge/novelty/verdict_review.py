@@ -25,6 +25,7 @@ from prism_review.judge.novelty.verdict import (
     VerdictOut,
     _finalize_one,
     offline_verdicts,
+    related_blocks,
 )
 
 #: output tokens per pair: one verdict with a one-sentence explanation
@@ -103,7 +104,7 @@ class VerdictReviewStep(JudgeStep[VerdictReviewInput, VerdictReviewOutput]):
     Output = VerdictReviewOutput
 
     def messages(self, inp: VerdictReviewInput) -> list[ChatMessage]:
-        related = "\n\n".join(f"Related work {c.cand_id}:\n{fence('RELATED', c.text)}" for c in inp.candidates)
+        related = related_blocks(inp.candidates)
         claims = "\n\n".join(f"Review claim {c.claim_id}:\n{fence('CLAIM', c.claim)}" for c in inp.claims)
         user = prompts.VERDICT_REVIEW_USER.format(
             paper=fence("PAPER", inp.paper_context), related_blocks=related, rules=prompts.VERDICT_RULES,
