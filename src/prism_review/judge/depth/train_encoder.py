@@ -10,14 +10,20 @@ keeps weight 1) on:
 
 * DISAPERE train: argumentative (evaluative/request/fact vs the rest), role (fact = Premise),
   aspect (evaluative and request sentences, mapped to the PRISM aspects);
-* SubstanReview reviews with ``id % 5 != 0``: argumentative (claim/evidence vs none), and an
-  auxiliary ``role_substan`` head (evidence vs claim) that shapes the encoder but is not
-  exported: SubstanReview's evidence and DISAPERE's fact disagree (a head trained on one
-  scores below chance on the other, see the model card), so the exported role head follows
-  DISAPERE. Reviews with ``id % 5 == 0`` are the dev slice and never trained on.
+* SubstanReview reviews with ``id % 5 != 0``: argumentative (claim/evidence vs none), and,
+  by ``--objective``:
 
-Then: ONNX export of encoder + pooling, int8 dynamic quantisation (onnxruntime; the shared
-:func:`prism_review.judge.onnx_export.export_pooled_int8`, inputs ``ids``/``mask``, output ``vec``), the context
+  - ``fact`` (default; the shipped encoder): an auxiliary ``role_substan`` head (evidence vs
+    claim) that shapes the encoder but is not exported, so the exported role head follows
+    DISAPERE's facts (the shipped role and mixed heads are then refitted by ``train_heads``);
+  - ``premise``: role is trained on SubstanReview's claim/evidence (PRISM's premise), with
+    DISAPERE's facts as premises and its evaluative/request claims at weight 0.05, plus the
+    ``mixed`` head (a sentence holding a claim and its evidence). Measured, not shipped: model
+    card §1b.
+
+  Reviews with ``id % 5 == 0`` are the dev slice and never trained on.
+
+Then: ONNX export of encoder + pooling, int8 dynamic quantisation (onnxruntime), the context
 module and heads as ``encoder_heads.npz``, the tokenizer, ``encoder.json`` and
 ``encoder_dev_report.json`` (figures computed with the exported numpy/onnxruntime path, the
 one the judge runs). Seeded; on the same machine and thread count a re-run gives the same
@@ -37,7 +43,9 @@ from typing import Any
 
 import numpy as np
 
+from prism_review.data.jsonl import read_jsonl
 from prism_review.judge.depth import data as D
+from prism_review.judge.depth.clauses import substan_sentences
 from prism_review.judge.depth.encoder import (
     ENCODER_FILE,
     ENCODER_HEADS,
@@ -47,53 +55,86 @@ from prism_review.judge.depth.encoder import (
     read_encoder,
 )
 from prism_review.judge.depth.train import DEFAULT_LABELS, DEFAULT_OUT
-from prism_review.judge.depth.train_heads import evaluate  # the one set of dev figures
+from prism_review.judge.depth.train_heads import evaluate, mixed_dev
 from prism_review.judge.onnx_export import base_model_dir, export_pooled_int8
 
 ASPECTS = ("Soundness", "Clarity", "Contribution", "Other")
-CLASSES = {
-    "argumentative": ["no", "yes"],
-    "role": ["Claim", "Premise"],
-    "aspect": list(ASPECTS),
+#: heads exported by each ``--objective``; ``fact`` is the shipped encoder's (role = DISAPERE
+#: ``arg_fact``, with SubstanReview's evidence as an auxiliary head), ``premise`` trains role on
+#: SubstanReview's claim/evidence with DISAPERE facts as premises (model card §1b)
+OBJECTIVES: dict[str, dict[str, list[str]]] = {
+    "fact": {"argumentative": ["no", "yes"], "role": ["Claim", "Premise"], "aspect": list(ASPECTS)},
+    "premise": {
+        "argumentative": ["no", "yes"],
+        "role": ["Claim", "Premise"],
+        "aspect": list(ASPECTS),
+        "mixed": ["no", "yes"],
+    },
 }
 #: trained, not exported
-AUXILIARY = {"role_substan": ["claim", "evidence"]}
+AUXILIARY: dict[str, dict[str, list[str]]] = {
+    "fact": {"role_substan": ["claim", "evidence"]},
+    "premise": {},
+}
+#: sample weight of a DISAPERE evaluative/request sentence as a Claim under ``premise`` (PRISM's
+#: premise includes reasons, so many of them are premises; the value train_heads chose on
+#: DISAPERE dev)
+DISAPERE_CLAIM_WEIGHT = 0.05
 
 
-def review_targets(r: D.LabelledReview, source: str) -> list[dict[str, int]]:
-    """Per-sentence training targets (class indices) of one labelled review."""
+def disapere_targets(r: D.LabelledReview, objective: str) -> list[dict[str, float]]:
+    """Per-sentence targets of a DISAPERE review: argumentative, role (fact → Premise; under
+    ``premise`` an evaluative/request Claim weighs ``DISAPERE_CLAIM_WEIGHT``) and aspect.
+    A ``<head>_w`` key is that head's sample weight (1 when absent)."""
     out = []
     for lab in r.labels:
-        y: dict[str, int] = {}
-        if source == "disapere":
-            y["argumentative"] = int(lab["argumentative"])
-            if lab["role"]:
-                y["role"] = int(lab["role"] == "Premise")
-            if lab["action"] in ("arg_evaluative", "arg_request"):
-                y["aspect"] = ASPECTS.index(lab["aspect"])
-        else:
-            y["argumentative"] = int(lab["label"] != "none")
-            if lab["label"] != "none":
-                y["role_substan"] = int(lab["label"] == "evidence")
+        y: dict[str, float] = {"argumentative": int(lab["argumentative"])}
+        if lab["role"]:
+            premise = lab["role"] == "Premise"
+            y["role"] = int(premise)
+            if objective == "premise" and not premise:
+                y["role_w"] = DISAPERE_CLAIM_WEIGHT
+        if lab["action"] in ("arg_evaluative", "arg_request"):
+            y["aspect"] = ASPECTS.index(lab["aspect"])
         out.append(y)
     return out
 
 
+def substan_targets(
+    rec: dict[str, Any], objective: str
+) -> tuple[list[str], list[dict[str, float]]]:
+    """Sentences and targets of a SubstanReview review: argumentative (claim/evidence vs
+    none); under ``fact`` the auxiliary ``role_substan`` (evidence vs claim), under ``premise``
+    role (claim → Claim, evidence → Premise) and mixed (claim and evidence each cover ≥ 20 %
+    of the sentence)."""
+    texts, ys = [], []
+    for s in substan_sentences(rec["review"], rec.get("spans", [])):
+        y: dict[str, float] = {"argumentative": int(s.label != "none")}
+        role = "role" if objective == "premise" else "role_substan"
+        if objective == "premise":
+            y["mixed"] = int(s.mixed)
+        if s.label != "none":
+            y[role] = int(s.label == "evidence")
+        texts.append(s.text)
+        ys.append(y)
+    return texts, ys
+
+
 def load_training(
-    labels: Path, limit: int | None = None
-) -> tuple[list[tuple[list[str], list[dict[str, int]]]], Any]:
+    labels: Path, objective: str, limit: int | None = None
+) -> tuple[list[tuple[list[str], list[dict[str, float]]]], Any]:
     """(texts, targets) per training review, and the dev sets (DISAPERE dev, SubstanReview slice).
 
     ``limit`` keeps the first reviews of each file (smoke runs only).
     """
     d_train = D.load_disapere(labels / "disapere" / "train.jsonl", limit)
     d_dev = D.load_disapere(labels / "disapere" / "dev.jsonl", limit)
-    s_all = D.load_substanreview(labels / "substanreview" / "train.jsonl", limit)
-    s_train = [r for r in s_all if int(r.review_id) % 5 != 0]
-    s_dev = [r for r in s_all if int(r.review_id) % 5 == 0]
-    train = [(r.texts, review_targets(r, "disapere")) for r in d_train]
-    train += [(r.texts, review_targets(r, "substan")) for r in s_train]
-    return train, (d_dev, s_dev)
+    s_path = labels / "substanreview" / "train.jsonl"
+    s_dev = [r for r in D.load_substanreview(s_path, limit) if int(r.review_id) % 5 == 0]
+    train = [(r.texts, disapere_targets(r, objective)) for r in d_train]
+    recs = read_jsonl(s_path)[:limit] if limit else read_jsonl(s_path)
+    train += [substan_targets(rec, objective) for rec in recs if int(rec["id"]) % 5 != 0]
+    return train, (d_dev, s_dev, s_path)
 
 
 def train(
@@ -110,6 +151,7 @@ def train(
     threads: int,
     limit: int | None = None,
     keep_fp32: bool = False,
+    objective: str = "fact",
 ) -> dict[str, Any]:
     import torch
     from torch import nn
@@ -125,11 +167,12 @@ def train(
     enc.encoder.layer = enc.encoder.layer[:layers]
     enc.config.num_hidden_layers = layers
     dim = int(enc.config.hidden_size)
-    data, (d_dev, s_dev) = load_training(labels, limit)
+    data, (d_dev, s_dev, s_path) = load_training(labels, objective, limit)
+    classes, auxiliary = OBJECTIVES[objective], AUXILIARY[objective]
 
     convs = nn.ModuleList([nn.Conv1d(dim, dim, 3, padding=1) for _ in range(context_layers)])
     heads = nn.ModuleDict(
-        {h: nn.Linear(3 * dim, len(c)) for h, c in {**CLASSES, **AUXILIARY}.items()}
+        {h: nn.Linear(3 * dim, len(c)) for h, c in {**classes, **auxiliary}.items()}
     )
 
     def embed(texts: list[str]) -> Any:
@@ -154,10 +197,11 @@ def train(
         return torch.cat(parts)
 
     weights = {}
-    for h, cls in {**CLASSES, **AUXILIARY}.items():
-        seen = [y[h] for _, ts in data for y in ts if h in y]
-        cnt = np.bincount(seen, minlength=len(cls))
-        w = torch.tensor(len(seen) / (len(cls) * np.maximum(cnt, 1)), dtype=torch.float32)
+    for h, cls in {**classes, **auxiliary}.items():
+        seen = np.array([int(y[h]) for _, ts in data for y in ts if h in y])
+        sw = np.array([y.get(f"{h}_w", 1.0) for _, ts in data for y in ts if h in y])
+        cnt = np.bincount(seen, weights=sw, minlength=len(cls))
+        w = torch.tensor(sw.sum() / (len(cls) * np.maximum(cnt, 1e-9)), dtype=torch.float32)
         if h == "aspect":
             w[ASPECTS.index("Other")] = 1.0
         weights[h] = w
@@ -181,11 +225,16 @@ def train(
                 idx = [j for j, y in enumerate(ys) if h in y]
                 if not idx:
                     continue
-                target = torch.tensor([ys[j][h] for j in idx])
-                per = nn.functional.cross_entropy(
-                    head(z[idx]), target, weight=weights[h], reduction="sum"
-                )
-                loss = loss + per / weights[h][target].sum()
+                target = torch.tensor([int(ys[j][h]) for j in idx])
+                if not any(f"{h}_w" in ys[j] for j in idx):  # the fact objective's exact loss
+                    per = nn.functional.cross_entropy(
+                        head(z[idx]), target, weight=weights[h], reduction="sum"
+                    )
+                    loss = loss + per / weights[h][target].sum()
+                    continue
+                sw = torch.tensor([ys[j].get(f"{h}_w", 1.0) for j in idx]) * weights[h][target]
+                per = nn.functional.cross_entropy(head(z[idx]), target, reduction="none")
+                loss = loss + (per * sw).sum() / sw.sum()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(params, 1.0)
             opt.step()
@@ -209,9 +258,12 @@ def train(
         max_length=max_length,
         layers=layers,
         threads=threads,
+        classes=classes,
         keep_fp32=keep_fp32,
     )
     report = evaluate(out, d_dev, s_dev)
+    if "mixed" in classes:
+        report.update(mixed_dev(out, s_path))
     # the numpy context module + heads must reproduce torch's on the same sentence vectors
     with torch.no_grad():
         texts = d_dev[0].texts
@@ -240,6 +292,7 @@ def train(
         "seed": seed,
         "threads": threads,
         "limit": limit,
+        "objective": objective,
     }
     (out / "encoder_dev_report.json").write_text(
         json.dumps(report, indent=1, sort_keys=True) + "\n"
@@ -258,6 +311,7 @@ def export(
     max_length: int,
     layers: int,
     threads: int,
+    classes: dict[str, list[str]],
     keep_fp32: bool = False,
 ) -> None:
     """Write encoder.onnx (int8), tokenizer.json, encoder_heads.npz and encoder.json to ``out``.
@@ -272,7 +326,7 @@ def export(
         arrays[f"ctx.{i}.weight"] = c.weight.detach().numpy().astype(np.float32)
         arrays[f"ctx.{i}.bias"] = c.bias.detach().numpy().astype(np.float32)
     for h, lin in heads.items():
-        if h not in CLASSES:
+        if h not in classes:
             continue
         arrays[f"head.{h}.weight"] = lin.weight.detach().numpy().astype(np.float32)
         arrays[f"head.{h}.bias"] = lin.bias.detach().numpy().astype(np.float32)
@@ -283,12 +337,11 @@ def export(
         "dim": dim,
         "max_length": max_length,
         "context_layers": len(convs),
-        "classes": CLASSES,
+        "classes": classes,
         "threads": threads,
         "quantisation": "onnxruntime dynamic int8, per channel",
     }
     (out / ENCODER_META).write_text(json.dumps(meta, indent=1) + "\n")
-
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -304,6 +357,12 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--limit", type=int, default=None, help="first N reviews per file (smoke runs)")
+    ap.add_argument(
+        "--objective",
+        choices=sorted(OBJECTIVES),
+        default="fact",
+        help="fact: the shipped encoder's heads; premise: role on SubstanReview claim/evidence",
+    )
     ap.add_argument("--keep-fp32", action="store_true", help="also keep encoder.fp32.onnx")
     a = ap.parse_args(argv)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -320,6 +379,7 @@ def main(argv: list[str] | None = None) -> None:
         threads=a.threads,
         limit=a.limit,
         keep_fp32=a.keep_fp32,
+        objective=a.objective,
     )
     print(json.dumps(report, indent=1, sort_keys=True))
 
