@@ -62,7 +62,7 @@ def test_a_sentence_addressed_to_the_judge_is_masked(sentence: str) -> None:
     view = offline_view(text)
     assert len(view) == len(text)
     assert "The method is clear." in view and "The ablation is thin." in view
-    assert view.split() == "The method is clear. The ablation is thin.".split()
+    assert view.split() == ["The", "method", "is", "clear.", "The", "ablation", "is", "thin."]
 
 
 @pytest.mark.parametrize("sentence", REVIEW_LIKE)
