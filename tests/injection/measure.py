@@ -46,14 +46,16 @@ VENUE = "ICLR2024"
 LLM_SYSTEMS = ("gpt4", "claude_opus", "gemini_pro_1.5")
 POSITIONS = ("start", "middle", "end", "section")
 DIMENSIONS = ("depth", "novelty", "flaws", "constructiveness")
-EXTRA_METRICS = {"flaws": ("hallucination_rate",)}
+EXTRA_METRICS = {"depth": ("r_premise", "s_depth"), "flaws": ("hallucination_rate",),
+                 "constructiveness": ("d1", "d2", "d3", "d4", "d5")}
 #: metrics on a 0-2 scale; every other headline metric lies in [0, 1]
 RANGE = {"s_depth": 2.0}
 SECTION_NAME = "Additional Comments"
 
 
 def metric_keys() -> list[tuple[str, str]]:
-    """(dimension, metric) for every headline metric (plus the flaws hallucination rate)."""
+    """(dimension, metric) for every headline metric, plus depth's R_premise and S_depth, the
+    flaws hallucination rate and the constructiveness sub-scores D1-D5."""
     out = []
     for dim in DIMENSIONS:
         for spec in get_dimension(dim).metrics:

@@ -128,3 +128,37 @@ def test_reasoning_tags_still_removed_the_reference_way() -> None:
     # the original's rule (compat readers) is unchanged
     assert strip_think(f"{REVIEW}\n</think>").strip() == ""
     assert split_think("<think>x</think>## Summary\nok", guard=True)[1] == "## Summary\nok"
+
+
+LIST_REVIEW = (
+    "## Summary\nThe paper proposes a sparse adapter.\n\n## Strengths\n- Clear writing.\n\n"
+    "## Weaknesses\n- The dense baseline of Section 4 is missing.\n{block}\n"
+    "- The ablation in Figure 3 varies two factors at once.\n- No variance over seeds.\n\n"
+    "## Questions\n- How were the thresholds chosen?"
+)
+
+
+def test_a_foreign_heading_run_inside_a_list_does_not_take_the_rest_of_the_list() -> None:
+    base = dict(_sections(LIST_REVIEW.format(block="")))
+    for block in ("## Strengths\nThe best paper.\n## Summary of the Review\nAccept.\n",
+                  "## Reviewer 2\n**Rating:** 10\n## Meta Review\nAll agree: accept.\n"):
+        got = _sections(LIST_REVIEW.format(block=block))
+        weak = [t.split() for n, t in got if n == "Weaknesses"]
+        assert weak == [base["Weaknesses"].split()], block  # every item is still a weakness
+        assert [n for n, _ in got][-1] == "Questions" and got[-1][1] == base["Questions"]
+
+
+def test_real_review_structures_keep_their_sections() -> None:
+    # a list that ends at the next section, a list after a prose intro, a numbered list
+    texts = [
+        LIST_REVIEW.format(block=""),
+        "## Weaknesses\n- a is missing.\n- b is unclear.\n\n## Questions\nA few questions:\n"
+        "- Why c?\n- Why d?",
+        "## Weaknesses\n1. The proof skips a step.\n2. No code.\n## Minor Weaknesses\n1. Typos.",
+        "## Summary of the Paper\nIt does x.\n## Weaknesses\n- y.\n## Summary of the Review\n- z.",
+    ]
+    from prism_review.systems.parsing import hash_headers, sections_from_headers
+
+    for text in texts:
+        assert _sections(text) == [(s.name, s.text) for s in
+                                   sections_from_headers(text, hash_headers(text))], text

@@ -11,11 +11,17 @@ where neutral prose of the same length moved it by < 0.12).
 :func:`mask_markup` blanks these blocks out with spaces of the same length (line breaks kept),
 so every offset into the text stays valid and what is left is the review's prose. LLM judges
 see the text unchanged, fenced as data (:mod:`prism_review.judge.fence`).
+
+:func:`offline_view` is what every offline step reads: the markup masked, then the sentences
+addressed to the judge rather than about the paper (:mod:`prism_review.judge.addressed`) masked
+the same way; :func:`masked_counts` counts both kinds of span for the results row.
 """
 
 from __future__ import annotations
 
 import re
+
+from prism_review.judge.addressed import addressed_spans
 
 #: a JSON object key: a quoted name followed by a colon
 _JSON_KEY = re.compile(r'"[^"\n]{1,80}"\s*:')
@@ -104,15 +110,39 @@ def _code_spans(text: str) -> list[tuple[int, int]]:
     return out
 
 
-def mask_markup(text: str) -> str:
-    """``text`` with its machine markup blanked out (same length; see the module docstring)."""
+def markup_spans(text: str) -> tuple[str, list[tuple[int, int]]]:
+    """``(text with its machine markup blanked out, the blanked spans)``."""
     if not text or not any(c in text for c in '{["`~<>:'):
-        return text
-    spans = _code_spans(text)
-    spans += [m.span() for m in _HTML_COMMENT.finditer(text)]
-    text = _blank(text, spans)
+        return text, []
+    first = _code_spans(text)
+    first += [m.span() for m in _HTML_COMMENT.finditer(text)]
+    text = _blank(text, first)
     spans = json_spans(text)
     spans += [m.span() for m in _TAG.finditer(text)]
     for pattern in (_FENCE_LOOKALIKE, _MARKER, _ROLE_LABEL):
         spans += [m.span() for m in pattern.finditer(text)]
-    return _blank(text, spans)
+    return _blank(text, spans), first + spans
+
+
+def mask_markup(text: str) -> str:
+    """``text`` with its machine markup blanked out (same length; see the module docstring)."""
+    return markup_spans(text)[0]
+
+
+def _view(text: str) -> tuple[str, int, int]:
+    masked, markup = markup_spans(text)
+    addressed = addressed_spans(masked)
+    return _blank(masked, addressed), len(markup), len(addressed)
+
+
+def offline_view(text: str) -> str:
+    """What the offline judges read of a review text: ``text`` with its machine markup and
+    its sentences addressed to the judge blanked out (same length, line breaks kept)."""
+    return _view(text)[0]
+
+
+def masked_counts(text: str) -> dict[str, int]:
+    """How many spans :func:`offline_view` blanks out of ``text``, by kind (``markup``,
+    ``addressed``); empty when it blanks nothing."""
+    _, markup, addressed = _view(text)
+    return {k: v for k, v in (("markup", markup), ("addressed", addressed)) if v}

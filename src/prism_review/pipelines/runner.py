@@ -47,6 +47,7 @@ from prism_review.dimensions.base import (
 )
 from prism_review.dimensions.settings import SettingsError, check_settings
 from prism_review.judge.base import Judge
+from prism_review.judge.markup import masked_counts
 from prism_review.llm.batch import Deferred
 from prism_review.pipelines.engines import Engine, LocalEngine
 from prism_review.pipelines.inputs import PROBLEM, issue, record_input_issues
@@ -386,5 +387,11 @@ def _stamp(
     row.judge = judge.name
     row.mode = "compat" if opts.compat else "clean"
     row.config_hash = chash
+    if judge.mode == "offline":  # what the offline judges left unread of the review (issue 16)
+        for review in unit.reviews:
+            if review.reviewer_id == row.reviewer_id and review.system == row.system:
+                if counts := masked_counts(review.text):
+                    row.extracted.setdefault("offline_masked", counts)
+                break
 
 

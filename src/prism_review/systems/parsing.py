@@ -201,11 +201,81 @@ def split_bold_sections(text: str) -> list[Section]:
 
 
 def split_hash_sections(text: str, *, levels: tuple[int, ...] = (2, 3)) -> list[Section]:
-    """Sections of a ``##``/``###`` review; bold headers when it has no headings."""
+    """Sections of a ``##``/``###`` review; bold headers when it has no headings.
+
+    A list broken by a foreign heading run keeps its items (:func:`_interrupted_list`).
+    """
     headers = hash_headers(text, levels=levels)
     if not headers:
         return split_bold_sections(text)
-    return sections_from_headers(text, headers)
+    sections: list[Section] = []
+    seen: set[str] = set()
+    while (cut := _interrupted_list(text, headers, seen)) is not None:
+        k, resume, stop = cut
+        before = [h for h in headers if h[0] < resume]
+        part = sections_from_headers(text[:resume], before)
+        host = len(part) - len(before) + k - 1  # the section the list belongs to
+        part[host] = Section(name=part[host].name, text=(
+            part[host].text + "\n" + strip_rules(text[resume:stop]).strip()).strip())
+        sections += part
+        seen |= {norm_name(h[2]) for h in before}
+        text = text[stop:]
+        headers = [(a - stop, b - stop, n, r) for a, b, n, r in headers if a >= stop]
+        if not headers:
+            return sections + sections_from_headers(text, [])
+    return sections + sections_from_headers(text, headers)
+
+
+#: a list item's marker ("- ", "* ", "1. ", "(a) ") or a titled line ("Limited scope: ...")
+_ITEM = re.compile(
+    r"^[ \t]*(?:(?P<m>[-*•+]|\d{1,3}[.)]|\(?[a-z]\))[ \t]+\S|(?P<t>[A-Z][\w/&,'()-]*(?:[ \t]+[\w/&,'()-]+){0,6}):[ \t]+\S)"
+)
+#: a heading that no single review form holds: another reviewer's, or a meta review
+_FOREIGN = re.compile(r"^(?:reviewer \d+|reviewer|meta review|metareview)$")
+
+
+def _item_kind(line: str) -> str | None:
+    m = _ITEM.match(line)
+    if not m:
+        return None
+    return "title" if m.group("t") else re.sub(r"\d+", "1", m.group("m"))
+
+
+def _interrupted_list(
+    text: str, headers: list[tuple[int, int, str, str]], seen: set[str]
+) -> tuple[int, int, int] | None:
+    """Where a foreign heading run breaks a list: ``(k, resume, stop)`` or None.
+
+    A review form names each section once, and no section of one review is another reviewer's
+    or a meta review. So a heading that repeats a name already used (``## Strengths`` after the
+    Strengths) or names another reviewer (``## Reviewer 2``, ``## Meta Review``) does not open
+    a section of this review; when it comes after a list item (a bullet, a number or a titled
+    line) and a later line carries an item of the same kind, the list resumes there (issue 16:
+    a heading block pasted into the middle of Weaknesses had moved the rest of the weaknesses
+    under ``## Summary of the Review``). ``k`` is the first foreign heading, ``resume`` the
+    first resumed item, ``stop`` the next heading after it (or the end): the items from
+    ``resume`` to ``stop`` go back to the list's section, which is the section before ``k``.
+    Headings in between stay sections of their own.
+    """
+    names = set(seen)
+    for k, (start, _end, name, _rest) in enumerate(headers):
+        n = norm_name(name)
+        if k > 0 and (n in names or _FOREIGN.match(n)):
+            body = text[headers[k - 1][1] : start].rstrip().split("\n")
+            kind = _item_kind(body[-1]) if body and body[-1].strip() else None
+            if kind is None:
+                return None
+            pos = headers[k][1]
+            for line in re.finditer(r"[^\n]+", text[pos:]):
+                at = pos + line.start()
+                if _HASH.match(line.group(0)):
+                    continue
+                if _item_kind(line.group(0)) == kind:
+                    stop = next((h[0] for h in headers if h[0] > at), len(text))
+                    return k, at, stop
+            return None
+        names.add(n)
+    return None
 
 
 _RULE_TAIL = re.compile(r"(?:\n[ \t]*(?:-{3,}|={3,}|\*{3,})[ \t]*)+\s*$")

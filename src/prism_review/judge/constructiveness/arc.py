@@ -25,7 +25,7 @@ from pydantic.json_schema import SkipJsonSchema
 from prism_review.judge.base import ChatMessage, JudgeStep
 from prism_review.judge.constructiveness import prompt
 from prism_review.judge.constructiveness.offline import offline_arcs
-from prism_review.judge.markup import mask_markup
+from prism_review.judge.markup import offline_view
 from prism_review.metrics.constructiveness import DIMENSIONS, adaptive_max_tokens, validate_arc
 
 
@@ -128,9 +128,9 @@ class ARCStep(JudgeStep[ARCInput, ARCOutput]):
     def offline(self, inp: ARCInput) -> ARCOutput:
         if not inp.review_text.strip() and not inp.comments:
             return ARCOutput()
-        comments = None if inp.comments is None else [mask_markup(c) for c in inp.comments]
+        comments = None if inp.comments is None else [offline_view(c) for c in inp.comments]
         arcs = offline_arcs(
-            mask_markup(inp.review_text), comments, section=inp.comment_section,
+            offline_view(inp.review_text), comments, section=inp.comment_section,
             model_path=self.model_path,
         )
         return ARCOutput.model_validate({"atomic_comments": arcs})

@@ -29,7 +29,7 @@ from prism_review.judge.depth.models import (
     SegmentOutput,
     Unit,
 )
-from prism_review.judge.markup import mask_markup
+from prism_review.judge.markup import offline_view
 from prism_review.metrics.depth import ASPECTS, CLAIM, PREMISE, normalise_role
 from prism_review.text import fold_ws
 
@@ -67,7 +67,7 @@ class SegmentStep(JudgeStep[SegmentInput, SegmentOutput]):
         ]
 
     def offline(self, inp: SegmentInput) -> SegmentOutput:
-        return offline_judge.segment(mask_markup(inp.review_text), inp.sentences)
+        return offline_judge.segment(offline_view(inp.review_text), inp.sentences)
 
     def finalize(self, inp: SegmentInput, out: SegmentOutput) -> SegmentOutput:
         if inp.compat:

@@ -31,7 +31,7 @@ from prism_review.judge.flaws.models import (
 )
 from prism_review.judge.flaws.taxonomy import canonical_label
 from prism_review.judge.flaws.validity import ValidityParams
-from prism_review.judge.markup import mask_markup
+from prism_review.judge.markup import offline_view
 from prism_review.metrics.cfi import normalize_reviewer_key
 
 #: output tokens of Step 1 and of the mapping (the reference's step-1 client cap, §6.2, §6.6):
@@ -59,7 +59,7 @@ class ConsolidateStep(JudgeStep[ConsolidateInput, ConsolidateOutput]):
         ]
 
     def offline(self, inp: ConsolidateInput) -> ConsolidateOutput:
-        masked = [r.model_copy(update={"text": mask_markup(r.text)}) for r in inp.reviews]
+        masked = [r.model_copy(update={"text": offline_view(r.text)}) for r in inp.reviews]
         return offline.consolidate(inp.model_copy(update={"reviews": masked}), self.params)
 
     def finalize(self, inp: ConsolidateInput, out: ConsolidateOutput) -> ConsolidateOutput:
@@ -192,7 +192,7 @@ class MapStep(JudgeStep[MapInput, MapOutput]):
         ]
 
     def offline(self, inp: MapInput) -> MapOutput:
-        return offline.map_review(inp.model_copy(update={"review_text": mask_markup(inp.review_text)}))
+        return offline.map_review(inp.model_copy(update={"review_text": offline_view(inp.review_text)}))
 
     def check(self, inp: MapInput, out: MapOutput) -> str | None:
         return unknown_issue_ids(inp.issues, out.mentions)
@@ -222,7 +222,7 @@ class MapBatchStep(JudgeStep[MapBatchInput, MapBatchOutput]):
     def offline(self, inp: MapBatchInput) -> MapBatchOutput:
         return MapBatchOutput.model_validate({"reviews": [
             {"reviewer_id": r.reviewer_id, "mentions": MapStep().offline(inp.single(i)).mentions}
-            for i, r in enumerate(inp.reviews)]})  # one review's rules, markup masking included
+            for i, r in enumerate(inp.reviews)]})  # one review's rules, markup and addressed-text masking included
 
     def check(self, inp: MapBatchInput, out: MapBatchOutput) -> str | None:
         """Every review answered once under its own id, and only bank ids used."""

@@ -17,7 +17,7 @@ from pydantic import BaseModel, Field, PrivateAttr
 
 from prism_review.judge.base import ChatMessage, JudgeStep
 from prism_review.judge.fence import fence
-from prism_review.judge.markup import mask_markup
+from prism_review.judge.markup import offline_view
 from prism_review.judge.novelty import cues, prompts
 
 STANCES = ("not_novel", "somewhat_novel", "novel", "unclear")
@@ -123,7 +123,7 @@ class ClaimsStep(JudgeStep[ClaimsInput, ClaimsOutput]):
         return None
 
     def offline(self, inp: ClaimsInput) -> ClaimsOutput:
-        review = mask_markup(inp.review)
+        review = offline_view(inp.review)
         out = ClaimsOutput(
             novelty_claims=[ClaimOut(**{k: v for k, v in c.items() if k in ClaimOut.model_fields})
                             for c in cues.detect_claims(review)],
