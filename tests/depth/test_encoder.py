@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
-from pathlib import Path
-
 from prism_review.judge.depth import encoder as encoder_module
-from prism_review.judge.depth.encoder import ENCODER_DIR_ENV, ENCODER_FILES, contextualise, load_encoder
+from prism_review.judge.depth.encoder import (
+    ENCODER_DIR_ENV,
+    ENCODER_FILES,
+    contextualise,
+    load_encoder,
+)
 
 GELU_1 = 0.8413447460685429  # 1 * Φ(1)
 GELU_2 = 1.9544997361036416  # 2 * Φ(2)
