@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
-from prism_review.judge.depth.encoder import contextualise, load_encoder
+from prism_review.judge.depth import encoder as encoder_module
+from prism_review.judge.depth.encoder import (
+    ENCODER_DIR_ENV,
+    ENCODER_FILES,
+    contextualise,
+    load_encoder,
+)
 
 GELU_1 = 0.8413447460685429  # 1 * Φ(1)
 GELU_2 = 1.9544997361036416  # 2 * Φ(2)
@@ -43,6 +51,51 @@ def test_sentence_vector_does_not_depend_on_its_neighbours() -> None:
     among = enc.vectors(["The paper is poorly written.", s, "Please add ablations."])[1]
     assert np.array_equal(alone, among)
     assert np.isfinite(alone).all() and alone.shape == (enc.meta["dim"],)
+
+
+def test_vectors_do_not_depend_on_call_grouping_order_or_cache_state() -> None:
+    """A sentence's vector is a function of its text alone: encoded alone, with others in any
+    order, or after a restart with part of the texts already cached (a resumed run)."""
+    enc = load_encoder()
+    texts = [
+        "The paper is poorly written.",
+        "Table 2 reports 81.3% accuracy on ImageNet, which is below the baseline of [3].",
+        "Please add ablations.",
+        "Why is the learning rate fixed at 0.1 for all the experiments in Section 4?",
+        "Minor: typo in Eq. 3.",
+    ]
+    enc.clear_cache()
+    alone = np.vstack([enc.vectors([t])[0] for t in texts])
+    for order in ([4, 3, 2, 1, 0], [1, 3, 0, 4, 2]):
+        enc.clear_cache()
+        got = enc.vectors([texts[i] for i in order])
+        assert np.array_equal(got, alone[order])
+    enc.clear_cache()
+    enc.vectors(texts[:2])  # the interrupted run got this far
+    assert np.array_equal(enc.vectors(texts), alone)
+    enc.clear_cache()
+
+
+def test_the_encoder_directory_can_be_overridden(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """$PRISM_DEPTH_ENCODER_DIR loads another artefact directory (to compare a new encoder
+    with `prism agreement`); a directory without the files is refused by name."""
+    bundled = load_encoder().path
+    for f in ENCODER_FILES:
+        (tmp_path / f).symlink_to(bundled / f)
+    monkeypatch.setenv(ENCODER_DIR_ENV, str(tmp_path))
+    encoder_module.load_encoder.cache_clear()
+    try:
+        assert load_encoder().path == tmp_path
+        monkeypatch.setenv(ENCODER_DIR_ENV, str(tmp_path / "absent"))
+        encoder_module.load_encoder.cache_clear()
+        with pytest.raises(FileNotFoundError, match="PRISM_DEPTH_ENCODER_DIR"):
+            load_encoder()
+    finally:
+        monkeypatch.delenv(ENCODER_DIR_ENV)
+        encoder_module.load_encoder.cache_clear()
+    assert load_encoder().path == bundled
 
 
 def test_probabilities_read_the_context_and_the_roles_are_sensible() -> None:

@@ -20,6 +20,7 @@ by :mod:`prism_review.judge.depth.train_encoder` and loaded lazily once per proc
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
@@ -36,8 +37,12 @@ ENCODER_FILE = "encoder.onnx"
 TOKENIZER_FILE = "tokenizer.json"
 ENCODER_META = "encoder.json"
 ENCODER_HEADS = "encoder_heads.npz"
+ENCODER_FILES = (ENCODER_FILE, TOKENIZER_FILE, ENCODER_META, ENCODER_HEADS)
 #: sentence vectors kept per process (segment and classify see the same sentences)
 CACHE_SIZE = 20_000
+#: an artefact directory to load instead of the bundled one (compare a newly trained or
+#: re-quantised encoder with ``prism agreement`` before it replaces the shipped files)
+ENCODER_DIR_ENV = "PRISM_DEPTH_ENCODER_DIR"
 
 
 def _gelu(x: np.ndarray) -> np.ndarray:
@@ -90,6 +95,7 @@ class SentenceEncoder:
         import onnxruntime as ort
         from tokenizers import Tokenizer
 
+        self.path = path
         self.meta: dict[str, Any] = json.loads((path / ENCODER_META).read_text("utf-8"))
         self.max_length = int(self.meta["max_length"])
         self.tokenizer = Tokenizer.from_file(str(path / TOKENIZER_FILE))
@@ -174,6 +180,16 @@ def read_encoder(path: Path) -> SentenceEncoder:
 
 @lru_cache(maxsize=1)
 def load_encoder() -> SentenceEncoder:
-    """The bundled encoder, loaded once per process on first use."""
+    """The encoder, loaded once per process on first use: the bundled one, or the artefact
+    directory named by ``$PRISM_DEPTH_ENCODER_DIR`` (the grounding model stays bundled)."""
+    override = os.environ.get(ENCODER_DIR_ENV, "").strip()
+    if override:
+        path = Path(override)
+        missing = [f for f in ENCODER_FILES if not (path / f).is_file()]
+        if missing:
+            raise FileNotFoundError(
+                f"${ENCODER_DIR_ENV}={override}: no {', '.join(missing)} in that directory"
+            )
+        return read_encoder(path)
     root = resources.files("prism_review") / MODEL_DIR
     return read_encoder(Path(str(root)))
