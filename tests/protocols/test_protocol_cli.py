@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.novelty.test_economical import paper_calls
 from typer.testing import CliRunner
 
 from prism_review.cli import app
@@ -52,23 +53,6 @@ def _run(tmp_path: Path, name: str, *extra: str) -> tuple[Counter[str], list[Any
     return steps, list(read_results(tmp_path / name)), manifest
 
 
-def _paper_calls(rows: list[Any]) -> int:
-    """The ``novelty.verdict_paper`` calls the rows' claims and candidates need."""
-    from prism_review.judge.novelty.verdict_review import ReviewClaim, paper_chunks
-
-    claims: dict[str, dict[Any, ReviewClaim]] = {}
-    cands: dict[str, set[str]] = {}
-    for r in rows:
-        if r.dimension != "novelty" or not r.extracted.get("pairs"):
-            continue
-        paper = f"{r.venue}/{r.paper_id}"
-        cands.setdefault(paper, set()).update(p["related_paper_id"] for p in r.extracted["pairs"])
-        for c in r.extracted["claims"]:
-            key = (c["text"], c["stance"], tuple(c["prior_work_strings"]))
-            claims.setdefault(paper, {}).setdefault(key, ReviewClaim(claim_id="x", claim=c["text"]))
-    return sum(len(paper_chunks(list(claims[p].values()), len(cands[p]))) for p in claims)
-
-
 def test_economical_and_reference_call_patterns(tmp_path):
     eco_steps, eco_rows, eco_manifest = _run(tmp_path, "eco")
     ref_steps, ref_rows, ref_manifest = _run(tmp_path, "ref", "--protocol", "reference")
@@ -92,7 +76,7 @@ def test_economical_and_reference_call_patterns(tmp_path):
     assert eco_pairs == ref_pairs
     # one paper call per chunk of the paper's distinct claims (a claim judged once however many
     # reviews make it), each review's pairs from it
-    assert eco_steps["novelty.verdict_paper"] == _paper_calls(eco_rows)
+    assert eco_steps["novelty.verdict_paper"] == paper_calls(eco_rows)
     assert sum(eco_steps.values()) < sum(ref_steps.values())
 
     # economical: every ok unit carries its extraction (the schema-only server fills every list)

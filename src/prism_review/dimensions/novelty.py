@@ -298,7 +298,7 @@ class NoveltyDimension(Dimension):
                    paper_inputs: dict[str, Any], shared: dict[str, Any], by_paper: bool,
                    batch: dict[tuple[str, str], dict[str, Any]] | None) -> ResultRow:
         usage = Usage()
-        rec = await review_claims(ctx, unit, reviewer_id, text, shared=by_paper)
+        rec = await review_claims(ctx, unit, unit.system, reviewer_id, text, shared=by_paper)
         usage.add(Usage(**rec["usage"]))
         if "claims" not in rec:
             return self.new_row(unit, reviewer_id, status="unscored", error=f"claim extraction: {rec['error']}",

@@ -49,11 +49,12 @@ Text = tuple[str, str, str]
 Outcomes = dict[tuple[str, str], Any]
 
 
-async def review_claims(ctx: RunContext, unit: WorkUnit, reviewer_id: str, text: str, *,
+async def review_claims(ctx: RunContext, unit: WorkUnit, system: str, reviewer_id: str, text: str, *,
                         shared: bool) -> dict[str, Any]:
     """One review text's novelty claims: ``{"claims": [...], "usage": ...}`` or ``{"error": ...,
-    "usage": ...}`` when the step gave no usable reply. ``shared``: memoised per paper and text
-    (the economical protocol, whose paper call reads every review's claims)."""
+    "usage": ...}`` when the step gave no usable reply. ``shared``: memoised per paper, system
+    and text (the economical protocol, whose paper call reads every review's claims; the system
+    is in the key so that the one row reading a memo entry is the one owing its usage)."""
     inp = ClaimsInput(review_id=reviewer_id, review=review_for_extraction(text))
 
     async def compute() -> dict[str, Any]:
@@ -67,7 +68,7 @@ async def review_claims(ctx: RunContext, unit: WorkUnit, reviewer_id: str, text:
 
     if not shared:
         return await compute()
-    key = f"novelty/claims/{unit.venue}/{unit.paper_id}/{input_digest(inp)}"
+    key = f"novelty/claims/{unit.venue}/{unit.paper_id}/{system}/{input_digest(inp)}"
     return await ctx.memo(key, compute)  # type: ignore[no-any-return]
 
 
@@ -119,7 +120,7 @@ async def paper_verdicts(ctx: RunContext, unit: WorkUnit, texts: list[Text], pap
     text owes for the paper's calls, ``failed`` says that a call holding one of its claims gave
     no usable reply (the review is then judged on its own)."""
     texts = sorted(texts, key=lambda t: (t[0], t[1]))
-    records = await _all([review_claims(ctx, unit, rid, text, shared=True) for _, rid, text in texts])
+    records = await _all([review_claims(ctx, unit, system, rid, text, shared=True) for system, rid, text in texts])
     ids: dict[tuple[str, str, tuple[str, ...]], str] = {}
     distinct: list[ReviewClaim] = []
     for rec in records:
