@@ -197,18 +197,24 @@ def _env(monkeypatch):
     monkeypatch.setenv("PRISM_RETRY_MAX", "0.05")
 
 
-def _evaluate(tmp_path: Path, name: str, protocol: str, *extra: str) -> tuple[Counter[str], list[Any]]:
-    server = LLMServer(schema_seed=7).start()
-    server.set_responder(novelty_decisions.responder(server.default_reply))
+def _evaluate(tmp_path: Path, name: str, protocol: str, server: LLMServer | None = None) -> tuple[Counter[str], list[Any]]:
+    """``prism evaluate -d novelty`` on the first demo papers against ``server`` (else a new
+    one answering with :mod:`prism_review.testing.novelty_decisions`): the steps sent, the rows."""
+    own = server is None
+    if server is None:
+        server = LLMServer(schema_seed=7).start()
+        server.set_responder(novelty_decisions.responder(server.default_reply))
+    before = len(server.requests)
     try:
         res = CliRunner().invoke(app, ["evaluate", "--judge", f"openai-compatible/m@{server.base_url}",
                                        "--protocol", protocol, "--dimension", "novelty", "--limit", "4",
                                        "--out", str(tmp_path / name), "--cache-dir", str(tmp_path / f"cache-{name}"),
-                                       "--quiet", "--no-report", *extra])
+                                       "--quiet", "--no-report"])
         assert res.exit_code == 0, res.output
-        steps = Counter(r.step for r in server.requests)
+        steps = Counter(r.step for r in server.requests[before:])
     finally:
-        server.stop()
+        if own:
+            server.stop()
     return steps, sorted(read_results(tmp_path / name), key=lambda r: (r.unit_key, r.reviewer_id))
 
 
@@ -224,3 +230,32 @@ def test_demo_protocols_give_the_same_rows_when_the_decisions_are_equal(tmp_path
     assert papers <= eco_steps["novelty.verdict_paper"] == paper_calls(eco) < sum(1 for r in eco if r.extracted.get("pairs"))
     assert "novelty.verdict_review" not in eco_steps
     assert "novelty.verdict" in ref_steps and "novelty.verdict_paper" not in ref_steps
+
+
+@pytest.mark.usefixtures("_env")
+def test_demo_resume_after_a_kill_asks_nothing_for_memoised_papers(tmp_path):
+    server = LLMServer(schema_seed=7).start()
+    server.set_responder(novelty_decisions.responder(server.default_reply))
+    try:
+        _, whole = _evaluate(tmp_path, "run", "economical", server)
+        steps, resumed = _resume(tmp_path, whole, server)
+    finally:
+        server.stop()
+    assert not steps  # no call: the paper's claims and verdict calls come from the run memo
+    assert _view(resumed) == _view(whole)
+
+
+def _resume(tmp_path: Path, whole: list[Any], server: LLMServer) -> tuple[Counter[str], list[Any]]:
+    """The run again after a kill that left the last paper's units but its first unwritten."""
+    log = tmp_path / "run" / "results.jsonl"
+    lines = log.read_text().splitlines()
+    # killed before the last units were written: drop the rows of every unit of the last paper
+    # but its first, so the paper's pieces are memoised and its other units are not finished
+    last = whole[-1].paper_id
+    keys = sorted({r.unit_key for r in whole if r.paper_id == last})
+    assert len(keys) >= 2
+    kept = [ln for ln in lines if not any(f'"unit_key":"{k}"' in ln.replace(" ", "") for k in keys[1:])]
+    assert len(kept) < len(lines)
+    log.write_text("\n".join(kept) + "\n")
+    (tmp_path / "cache-run").rename(tmp_path / "cache-old")  # an empty reply cache: only the memo
+    return _evaluate(tmp_path, "run", "economical", server)
