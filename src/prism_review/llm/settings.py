@@ -78,7 +78,7 @@ STEP_DEFAULTS: dict[str, dict[str, Any]] = {
     "flaws.consolidate": {"max_tokens": 35_000},
     "flaws.map": {"max_tokens": 35_000},
     "flaws.map_batch": {"max_tokens": 35_000},
-    "novelty.verdict_paper": {"max_tokens": 16_000},
+    "novelty.verdict_paper": {"max_tokens": 32_000},
 }
 STEP_FIELDS = ("model", "temperature", "max_tokens")
 _TYPES: dict[str, type] = {

@@ -33,9 +33,12 @@ PAIR_TOKENS = 220
 #: output tokens of a reply's frame (the object, its claim entries' ids)
 REPLY_OVERHEAD = 200
 MAX_REPLY_TOKENS = 32_000
-#: the output budget of one paper call (``novelty.verdict_paper``): under the 16,384 output
-#: tokens of gpt-4o and gpt-4o-mini, so a paper's claims are split into calls that fit it
-PAPER_REPLY_TOKENS = 16_000
+#: the output budget of one paper call (``novelty.verdict_paper``; a per-step default in
+#: ``llm/settings.py``), as the per-review call's: a paper's claims are split into calls whose
+#: ``reply_tokens`` fit it (144 pairs). A verdict with a one-sentence explanation is ~100-110
+#: tokens, so such a reply is ~15-16k tokens: within the 16,384 output tokens of gpt-4o and
+#: gpt-4o-mini, whose 400 on a larger budget makes the judge resend the call with theirs
+PAPER_REPLY_TOKENS = MAX_REPLY_TOKENS
 #: at most this many claims in one paper call, however few the candidates
 PAPER_MAX_CLAIMS = 24
 
