@@ -259,3 +259,13 @@ def _resume(tmp_path: Path, whole: list[Any], server: LLMServer) -> tuple[Counte
     log.write_text("\n".join(kept) + "\n")
     (tmp_path / "cache-run").rename(tmp_path / "cache-old")  # an empty reply cache: only the memo
     return _evaluate(tmp_path, "run", "economical", server)
+
+
+def test_chunks_are_the_fewest_near_equal_runs_within_both_budgets():
+    claims = [verdict_review.ReviewClaim(claim_id=f"C{i}", claim=f"claim {i}") for i in range(30)]
+    sizes = {n: [len(c) for c in verdict_review.paper_chunks(claims, n)] for n in (1, 12, 144, 500)}
+    assert sizes[1] == [15, 15]  # 24 claims a call at most, however few the candidates
+    assert sizes[12] == [10, 10, 10]  # 144 pairs a call: 12 claims at most, so three calls
+    assert sizes[144] == [1] * 30 and sizes[500] == [1] * 30  # one claim a call at least
+    assert [c.claim_id for ch in verdict_review.paper_chunks(claims, 12) for c in ch] == [c.claim_id for c in claims]
+    assert verdict_review.paper_chunks([], 12) == []
