@@ -269,3 +269,13 @@ def test_chunks_are_the_fewest_near_equal_runs_within_both_budgets():
     assert sizes[144] == [1] * 30 and sizes[500] == [1] * 30  # one claim a call at least
     assert [c.claim_id for ch in verdict_review.paper_chunks(claims, 12) for c in ch] == [c.claim_id for c in claims]
     assert verdict_review.paper_chunks([], 12) == []
+
+
+async def test_the_human_panel_is_one_review_text_of_the_paper_call(llm_server, loopback_judge, tmp_path):
+    llm_server.set_responder(fx.responder)
+    eco = await _run(loopback_judge(), tmp_path / "eco", human_aggregation="panel_concat")
+    assert Counter(r.step for r in llm_server.requests)["novelty.verdict_paper"] == 1
+    ref = await _run(loopback_judge(cache_dir=tmp_path / "ref-cache"), tmp_path / "ref", "reference",
+                     human_aggregation="panel_concat")
+    assert [r.reviewer_id for r in eco if r.system == "human"] == ["panel"]
+    assert _view(eco) == _view(ref) and all(r.status == "ok" for r in eco)
