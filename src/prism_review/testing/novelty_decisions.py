@@ -51,7 +51,7 @@ def stance_of(sentence: str) -> str:
 
 def claims(user: str) -> dict[str, Any]:
     reviews = fenced_blocks(user, "REVIEW")
-    found = []
+    found: list[dict[str, Any]] = []
     for s in _SENTENCE.split(reviews[0] if reviews else ""):
         s = s.strip()
         if len(s) > 20 and any(k in s.lower() for k in CUES):
