@@ -158,9 +158,8 @@ async def paper_verdicts(ctx: RunContext, unit: WorkUnit, texts: list[Text], pap
 
 async def review_verdicts(ctx: RunContext, paper_inputs: dict[str, Any], claims: list[dict[str, Any]],
                           cands: list[CandidateText], usage: Usage) -> Outcomes:
-    """Every (claim, candidate) pair of one review in one ``novelty.verdict_review`` call (the
-    economical protocol's per-review call: a review whose paper call failed, or
-    ``--set verdict_batch`` unset on a unit judged alone)."""
+    """Every (claim, candidate) pair of one review in one ``novelty.verdict_review`` call: the
+    fallback of a review whose paper call gave no usable reply."""
     inp = verdict_input(paper_inputs, cands, [_review_claim(c["claim_id"], c) for c in claims])
     res = await ctx.run(VerdictReviewStep(), inp)
     usage.add(res.usage)
