@@ -75,13 +75,15 @@ _FENCE = re.compile(r"<<<BEGIN ([A-Z_-]+) ([0-9a-f]{16})>>>\n(.*?)\n<<<END \1 \2
 def repetition(requests: list[Any]) -> dict[str, Any]:
     """Where the input tokens go, by step, and which content is sent more than once.
 
-    ``steps``: per step, calls, all input tokens and the system prompts' tokens (the rubric and
-    instructions, re-sent by every call of the step). ``repeats``: per fence label (PAPER, REVIEW,
+    ``steps``: per step, calls, all input tokens, the system prompts' tokens (the rubric and
+    instructions, re-sent by every call of the step) and the fenced content's tokens by label
+    (``fenced``: the paper, reviews, candidates... the step sends, first sends included). ``repeats``: per fence label (PAPER, REVIEW,
     ISSUE_BANK, ...), the tokens of fenced blocks sent again after their first send in the run
     (a fence's tag is a hash of its text, so equal tags are equal texts), and the steps sending them.
     """
     enc = cl100k()
-    steps: dict[str, dict[str, int]] = defaultdict(lambda: {"calls": 0, "tokens": 0, "system_tokens": 0})
+    steps: dict[str, dict[str, Any]] = defaultdict(lambda: {"calls": 0, "tokens": 0, "system_tokens": 0,
+                                                            "fenced": defaultdict(int)})
     seen: set[tuple[str, str]] = set()
     repeats: dict[str, dict[str, Any]] = defaultdict(lambda: {"tokens": 0, "blocks": 0, "steps": set()})
     for r in requests:
@@ -96,6 +98,7 @@ def repetition(requests: list[Any]) -> dict[str, Any]:
                 st["system_tokens"] += len(enc.encode(text, disallowed_special=()))
                 continue
             for label, tag, body in _FENCE.findall(text):
+                st["fenced"][label] += len(enc.encode(body, disallowed_special=()))
                 if (label, tag) in seen:
                     rep = repeats[label]
                     rep["tokens"] += len(enc.encode(body, disallowed_special=()))
@@ -103,7 +106,7 @@ def repetition(requests: list[Any]) -> dict[str, Any]:
                     rep["steps"].add(r.step or "unknown")
                 else:
                     seen.add((label, tag))
-    return {"steps": {k: dict(v) for k, v in steps.items()},
+    return {"steps": {k: {**v, "fenced": dict(v["fenced"])} for k, v in steps.items()},
             "repeats": {k: {**v, "steps": sorted(v["steps"])} for k, v in repeats.items()}}
 
 
@@ -205,6 +208,22 @@ def _print_where(res: dict[str, Any]) -> None:
             for label, v in sorted(reps.items(), key=lambda kv: -kv[1]["tokens"])))
 
 
+def _print_review_floor(results: dict[str, dict[str, Any]]) -> None:
+    """Constructiveness: the review texts the economical calls send, per review, against the
+    reference figures: no protocol that sends each review's text once can go below it."""
+    eco = results["economical"]
+    n = eco["figures"]["constructiveness"]["per"] or 1
+    texts = sum(v["fenced"].get("REVIEW", 0) for k, v in eco["where"]["steps"].items()
+                if k.startswith("constructiveness."))
+    line = (f"\nconstructiveness: the review texts alone are {texts / n:,.0f} input tokens per review "
+            f"({texts / n / SPEC_REFERENCE['constructiveness'][1]:.2f}x of the spec's "
+            f"{SPEC_REFERENCE['constructiveness'][1]:,}")
+    if "reference" in results:
+        ref = results["reference"]["figures"]["constructiveness"]["input_tokens"]
+        line += f", {texts / n / ref:.2f}x of this run's reference protocol's {ref:,.0f}"
+    print(line + "): the floor of any protocol that sends each review once")
+
+
 def print_tables(results: dict[str, dict[str, Any]]) -> None:
     for protocol, res in results.items():
         print(f"\n### protocol {protocol} ({res['seconds']} s; steps: "
@@ -231,6 +250,8 @@ def print_tables(results: dict[str, dict[str, Any]]) -> None:
             print(f"reference novelty: {per_pair:.2f} verdict calls per pair; at the spec's inputs "
                   f"{projected:.2f} calls per review vs {SPEC_REFERENCE['novelty'][0]} "
                   f"({projected / SPEC_REFERENCE['novelty'][0] - 1:+.1%})")
+    if "economical" in results:
+        _print_review_floor(results)
     if {"reference", "economical"} <= set(results):
         ref, eco = results["reference"]["figures"], results["economical"]["figures"]
         print("\n### economical / reference protocol (this run)\n")

@@ -30,7 +30,7 @@ LIMIT = "4"  # the first 4 demo papers: human reviews and all three LLM systems
 _SHARED = {"novelty.paper", "novelty.claims", "flaws.consolidate", "flaws.validate"}
 #: the steps each protocol sends (pipelines/protocol.py)
 STEPS = {
-    "economical": _SHARED | {"depth.analyse", "novelty.verdict_review", "constructiveness.arc_batch",
+    "economical": _SHARED | {"depth.analyse", "novelty.verdict_paper", "constructiveness.arc_batch",
                              "flaws.map_batch"},
     "reference": _SHARED | {"depth.segment", "depth.classify", "depth.ground", "novelty.verdict",
                             "constructiveness.arc", "flaws.map"},

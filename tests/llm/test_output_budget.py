@@ -90,3 +90,25 @@ def test_limits_read_from_server_messages() -> None:
     # a prompt that alone fills the context leaves no budget: no retry, the 400 stands
     assert allowed_max_tokens(vllm_old.replace("5000 in the messages", "33000 in the messages"),
                               35_000) is None
+
+
+async def test_the_paper_verdict_call_gets_the_budget_its_chunks_are_cut_to(llm_server: Any,
+                                                                          loopback_judge: Any) -> None:
+    # economical novelty chunks a paper's claims to fit PAPER_REPLY_TOKENS: the global 8,000
+    # cap would cut every full chunk's reply short (then re-ask, then one call per review)
+    from prism_review.judge.novelty.verdict_review import (
+        PAPER_REPLY_TOKENS,
+        ReviewClaim,
+        VerdictPaperStep,
+        VerdictReviewInput,
+        paper_chunks,
+    )
+
+    cands = [CandidateText(cand_id=f"P{i}", text="t") for i in range(12)]
+    claims = [ReviewClaim(claim_id=f"C{i}", claim=f"claim {i}") for i in range(30)]
+    chunk = paper_chunks(claims, len(cands))[0]
+    llm_server.canned("novelty.verdict_paper", {"claims": []})
+    await loopback_judge().run(VerdictPaperStep(), VerdictReviewInput(paper_context="p", candidates=cands, claims=chunk))
+    assert VerdictPaperStep().max_tokens(VerdictReviewInput(paper_context="p", candidates=cands, claims=chunk)) > 8_000
+    assert _budget(llm_server.requests[0].body) == VerdictPaperStep().max_tokens(
+        VerdictReviewInput(paper_context="p", candidates=cands, claims=chunk)) <= PAPER_REPLY_TOKENS

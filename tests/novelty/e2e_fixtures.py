@@ -103,7 +103,7 @@ def responder(body: dict[str, Any]) -> str:
                    "prior_work_strings": p, "evidence_expected": "method_similarity"}
                   for t, (s, p) in CLAIMS.items() if t in " ".join(review.split())]
         return json.dumps({"novelty_claims": claims, "all_citations_raw": []})
-    if step == "novelty_verdict_review":  # every claim of the review against every candidate
+    if step in ("novelty_verdict_review", "novelty_verdict_paper"):  # every claim against every candidate
         related = list(zip(re.findall(r"Related work (\S+):\n", user), fenced_blocks(user, "RELATED"), strict=True))
         claims = zip(re.findall(r"Review claim (\S+):\n", user), fenced_blocks(user, "CLAIM"), strict=True)
         return json.dumps({"claims": [

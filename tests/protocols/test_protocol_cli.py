@@ -1,7 +1,8 @@
 """``prism evaluate --protocol economical|reference`` on the demo against the schema-only server.
 
-* economical (the default) sends DoA as one ``depth.analyse`` call per review and a review's
-  novelty claims in one ``novelty.verdict_review`` call, never the per-step or per-pair calls;
+* economical (the default) sends DoA as one ``depth.analyse`` call per review and the novelty
+  claims of a paper's reviews in ``novelty.verdict_paper`` calls (one per paper unless its
+  claims need more than one call's budget), never the per-step, per-review or per-pair calls;
   every ok unit has a non-empty extraction;
 * reference sends the reference's pattern: three DoA calls per review, one novelty verdict per
   (claim, candidate);
@@ -17,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.novelty.test_economical import paper_calls
 from typer.testing import CliRunner
 
 from prism_review.cli import app
@@ -60,8 +62,8 @@ def test_economical_and_reference_call_patterns(tmp_path):
     depth_reviews = sum(1 for r in eco_rows if r.dimension == "depth" and r.status != "skipped")
     assert eco_steps["depth.analyse"] == depth_reviews
     assert not {"depth.segment", "depth.classify", "depth.ground"} & set(eco_steps)
-    assert eco_steps["novelty.verdict_review"] > 0
-    assert not {"novelty.verdict", "novelty.verdict_batch"} & set(eco_steps)
+    assert eco_steps["novelty.verdict_paper"] > 0
+    assert not {"novelty.verdict", "novelty.verdict_batch", "novelty.verdict_review"} & set(eco_steps)
 
     assert ref_steps["depth.segment"] == depth_reviews and ref_steps["depth.classify"] == depth_reviews
     assert ref_steps["depth.ground"] > 0 and "depth.analyse" not in ref_steps
@@ -72,8 +74,9 @@ def test_economical_and_reference_call_patterns(tmp_path):
     assert ref_steps["novelty.verdict"] == ref_pairs
     eco_pairs = sum(len(r.extracted.get("pairs") or []) for r in eco_rows if r.dimension == "novelty")
     assert eco_pairs == ref_pairs
-    with_pairs = sum(1 for r in eco_rows if r.dimension == "novelty" and r.extracted.get("pairs"))
-    assert eco_steps["novelty.verdict_review"] == with_pairs
+    # one paper call per chunk of the paper's distinct claims (a claim judged once however many
+    # reviews make it), each review's pairs from it
+    assert eco_steps["novelty.verdict_paper"] == paper_calls(eco_rows)
     assert sum(eco_steps.values()) < sum(ref_steps.values())
 
     # economical: every ok unit carries its extraction (the schema-only server fills every list)

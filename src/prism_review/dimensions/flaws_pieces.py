@@ -31,10 +31,7 @@ reply at all raises, nothing is memoised and the units stay unwritten.
 
 from __future__ import annotations
 
-import hashlib
 from typing import Any
-
-from pydantic import BaseModel
 
 from prism_review.dimensions.base import RunContext, WorkUnit
 from prism_review.dimensions.flaws_pairing import (
@@ -55,14 +52,11 @@ from prism_review.judge.flaws.models import (
 from prism_review.judge.flaws.steps import ConsolidateStep, MapBatchStep, MapStep, ValidateStep
 from prism_review.metrics.cfi import human_id
 from prism_review.metrics.cps import build_issue_bank
+from prism_review.pipelines.memo import input_digest as _digest
 from prism_review.records import Review
 
 #: paper-level id of the k-th system's review (not an LLM alias: normalize_reviewer_key keeps it)
 SYSTEM_PREFIX = "System_"
-
-
-def _digest(inp: BaseModel) -> str:
-    return hashlib.sha256(inp.model_dump_json().encode("utf-8")).hexdigest()[:24]
 
 
 def _identity(review: Review, text: str) -> tuple[str, str, str]:

@@ -6,9 +6,12 @@ Work units: one per (paper, system). Per unit:
    **candidate pool** (queries → retriever → dedup → filters → self-exclusion → MMR) are computed
    once per paper through ``ctx.memo`` and shared by every system (risk N7);
 2. the **claims** of each review (``novelty.claims``);
-3. a **verdict** per (claim, candidate): ``novelty.verdict_batch`` with ``verdict_batch``
-   candidates per call (default 5; 1 uses ``novelty.verdict``, the reference's one call per
-   pair; the offline judge takes every candidate at once);
+3. a **verdict** per (claim, candidate): under the economical protocol every distinct claim of
+   the paper's reviews against the pool in ``novelty.verdict_paper`` calls, the paper and pool
+   sent once per call (``dimensions/novelty_paper.py``; a failed call falls back to one
+   ``novelty.verdict_review`` per review); under the reference protocol one ``novelty.verdict``
+   per pair; with ``--set verdict_batch=N``, ``novelty.verdict_batch`` with N candidates per
+   call (1 uses ``novelty.verdict``); the offline judge takes every candidate at once;
 4. per-claim final scores (``novelty_policy``, default ``top3_relevance`` with the pool's
    relevance kept, N3) and NS / SR / SSR / claim rate / stance shares per review text.
 
@@ -34,17 +37,15 @@ from prism_review.dimensions.base import (
     WorkUnit,
     register,
 )
+from prism_review.dimensions.novelty_paper import economical_verdicts, paper_verdicts, review_claims
 from prism_review.dimensions.settings import SettingSpec
 from prism_review.judge.base import Usage
-from prism_review.judge.novelty.claims import ClaimsInput, ClaimsStep
 from prism_review.judge.novelty.normalise import normalize_verdict
 from prism_review.judge.novelty.paper_side import PaperSideInput, PaperSideOutput, PaperSideStep
 from prism_review.judge.novelty.textprep import (
-    CLAIM_MAX_CHARS,
     extract_abstract_intro,
     find_abstract,
     paper_for_extraction,
-    review_for_extraction,
 )
 from prism_review.judge.novelty.verdict import (
     CandidateText,
@@ -52,11 +53,6 @@ from prism_review.judge.novelty.verdict import (
     VerdictBatchStep,
     VerdictInput,
     VerdictStep,
-)
-from prism_review.judge.novelty.verdict_review import (
-    ReviewClaim,
-    VerdictReviewInput,
-    VerdictReviewStep,
 )
 from prism_review.judge.novelty.verify import PairError, assemble, related_works
 from prism_review.metrics.novelty import POLICIES, STANCES, review_metrics
@@ -137,6 +133,30 @@ def _usage_dict(u: Usage) -> dict[str, Any]:
     return u.model_dump()
 
 
+def unit_texts(system: str, reviews: list[Review], venue: str, mode: str, compat: bool) -> list[tuple[str, str]]:
+    """``(reviewer id, text)`` of each review text a unit of ``system`` judges: its reviews, or
+    the human panel as one text (``panel_concat``)."""
+    if system == HUMAN and mode == "panel_concat":
+        return [(PANEL_ID, panel_text(reviews, venue, compat=compat))]
+    # compat text needs the raw file; without it (e.g. in-memory reviews) use the clean text
+    return [(r.reviewer_id, _review_text(r, compat) or _review_text(r, False)) for r in reviews]
+
+
+def paper_texts(unit: WorkUnit, mode: str, compat: bool) -> list[tuple[str, str, str]]:
+    """``(system, reviewer id, text)`` of every review text of the unit's paper under evaluation
+    (``extra["paper_reviews"]``, else the unit's own), as each system's unit judges them."""
+    by_system: dict[str, list[Review]] = {}
+    for r in unit.extra.get("paper_reviews") or unit.reviews:
+        by_system.setdefault(r.system, []).append(r)
+    return [(system, rid, text) for system, revs in by_system.items()
+            for rid, text in unit_texts(system, revs, unit.venue, mode, compat)]
+
+
+def candidate_texts(works: list[dict[str, Any]]) -> list[CandidateText]:
+    return [CandidateText(cand_id=w["related_paper_id"], text=w["text"], relevance=w["relevance_score"])
+            for w in works]
+
+
 @register
 class NoveltyDimension(Dimension):
     """Novelty claims of reviews checked against retrieved prior work: NS, SR, SSR, claim rate."""
@@ -196,13 +216,18 @@ class NoveltyDimension(Dimension):
                 "NS/SR/SSR null, claim rate counted" for system, n in sorted(counts.items())]
 
     def work_units(self, paper: Paper, reviews: dict[str, list[Review]], systems: list[str]) -> list[WorkUnit]:
-        """One unit per (paper, system) with that system's non-empty reviews."""
+        """One unit per (paper, system) with that system's non-empty reviews; every unit carries
+        the paper's reviews under evaluation (``extra["paper_reviews"]``: the economical protocol
+        judges their claims together)."""
         units = []
         for system in systems:
             revs = [r for r in reviews.get(system, []) if r.text.strip() or r.sections]
             if revs:
                 units.append(WorkUnit(key=f"{paper.venue}/{paper.paper_id}/{system}", venue=paper.venue,
                                       paper_id=paper.paper_id, system=system, paper=paper, reviews=revs))
+        everyone = [r for u in units for r in u.reviews]
+        for u in units:
+            u.extra["paper_reviews"] = everyone
         return units
 
     # -- shared per paper ------------------------------------------------------------------
@@ -243,11 +268,7 @@ class NoveltyDimension(Dimension):
             raise ValueError(f"unknown human_aggregation {mode!r}; use {' or '.join(AGG_MODES)}")
         side_rec = await self._paper_side(ctx, paper)
         pool = await self._pool(ctx, paper, side_rec["side"])
-        if unit.system == HUMAN and mode == "panel_concat":
-            texts = [(PANEL_ID, panel_text(unit.reviews, unit.venue, compat=ctx.compat))]
-        else:
-            # compat text needs the raw file; without it (e.g. in-memory reviews) use the clean text
-            texts = [(r.reviewer_id, _review_text(r, ctx.compat) or _review_text(r, False)) for r in unit.reviews]
+        texts = unit_texts(unit.system, unit.reviews, unit.venue, mode, ctx.compat)
         shared = {
             "human_aggregation": mode if unit.system == HUMAN else None,
             "paper_side": {k: side_rec["side"][k] for k in ("core_task", "contributions", "key_terms")}
@@ -259,20 +280,36 @@ class NoveltyDimension(Dimension):
         # the paper's side of every verdict, the same for each review of the unit: built once
         works = related_works(pool.get("candidate_pool_top30", []))
         paper_inputs = verdict_paper_inputs(paper, side_rec["side"], ctx.compat) if works else {}
-        return [await self._one(ctx, unit, rid, text, works, paper_inputs, shared) for rid, text in texts]
+        by_paper = self._by_paper(ctx)
+        batch = None
+        if by_paper and works:  # economical: every review's claims of the paper judged together
+            batch = await paper_verdicts(ctx, unit, paper_texts(unit, mode, ctx.compat), paper_inputs,
+                                         candidate_texts(works))
+        return [await self._one(ctx, unit, rid, text, works, paper_inputs, shared, by_paper, batch)
+                for rid, text in texts]
+
+    @staticmethod
+    def _by_paper(ctx: RunContext) -> bool:
+        """The economical protocol's verdicts: the paper's claims together (not with
+        ``--set verdict_batch``, which asks for per-claim batches)."""
+        return is_economical(ctx) and ctx.setting("verdict_batch") is None
 
     async def _one(self, ctx: RunContext, unit: WorkUnit, reviewer_id: str, text: str, works: list[dict[str, Any]],
-                   paper_inputs: dict[str, Any], shared: dict[str, Any]) -> ResultRow:
+                   paper_inputs: dict[str, Any], shared: dict[str, Any], by_paper: bool,
+                   batch: dict[tuple[str, str], dict[str, Any]] | None) -> ResultRow:
         usage = Usage()
-        cres = await ctx.run(ClaimsStep(), ClaimsInput(review_id=reviewer_id, review=review_for_extraction(text)))
-        usage.add(cres.usage)
-        if not cres.ok or cres.output is None:
-            return self.new_row(unit, reviewer_id, status="unscored", error=f"claim extraction: {cres.error}",
+        rec = await review_claims(ctx, unit, unit.system, reviewer_id, text, shared=by_paper)
+        usage.add(Usage(**rec["usage"]))
+        if "claims" not in rec:
+            return self.new_row(unit, reviewer_id, status="unscored", error=f"claim extraction: {rec['error']}",
                                 extracted=shared, usage=usage)
-        out = cres.output
-        claims = [{**c.model_dump(), "text": c.text[:CLAIM_MAX_CHARS], "source": s}
-                  for c, s in zip(out.novelty_claims, out.sources, strict=True)]
-        outcomes = await self._verdicts(ctx, paper_inputs, claims, works, usage)
+        claims: list[dict[str, Any]] = rec["claims"]
+        if by_paper:
+            outcomes = (await economical_verdicts(ctx, batch, (unit.system, reviewer_id), paper_inputs, claims,
+                                                  candidate_texts(works), usage)
+                        if claims and works else {})
+        else:
+            outcomes = await self._verdicts(ctx, paper_inputs, claims, works, usage)
         policy = str(ctx.setting("novelty_policy", "top3_relevance"))
         result = assemble(claims, works, outcomes, policy=policy, compat=ctx.compat)
         unchecked = retrieval_mode(ctx.settings) == "none" and not ctx.compat
@@ -304,11 +341,8 @@ class NoveltyDimension(Dimension):
                         works: list[dict[str, Any]], usage: Usage) -> dict[tuple[str, str], Any]:
         if not claims or not works:
             return {}
-        cands = [CandidateText(cand_id=w["related_paper_id"], text=w["text"], relevance=w["relevance_score"])
-                 for w in works]
+        cands = candidate_texts(works)
         offline = getattr(ctx.judge, "mode", "offline") == "offline"
-        if is_economical(ctx) and ctx.setting("verdict_batch") is None:
-            return await self._review_verdicts(ctx, paper_inputs, claims, cands, usage)
         # the reference protocol asks one verdict per (claim, candidate), as the reference does
         default = 1 if protocol_of(ctx) == "reference" else 5
         size = len(cands) if offline else max(1, int(ctx.setting("verdict_batch", default)))
@@ -338,27 +372,4 @@ class NoveltyDimension(Dimension):
 
         jobs = [one_chunk(cl, cands[i : i + size]) for cl in claims for i in range(0, len(cands), size)]
         await asyncio.gather(*jobs)
-        return outcomes
-
-    async def _review_verdicts(self, ctx: RunContext, paper_inputs: dict[str, Any], claims: list[dict[str, Any]],
-                               cands: list[CandidateText], usage: Usage) -> dict[tuple[str, str], Any]:
-        """Economical protocol: every (claim, candidate) pair of the review in one call."""
-        inp = VerdictReviewInput(
-            paper_context=paper_inputs["paper_context"], contributions=paper_inputs["contributions"],
-            compat=paper_inputs["compat"], candidates=cands,
-            claims=[ReviewClaim(claim_id=c["claim_id"], claim=c["text"], claim_stance=c["stance"],
-                                prior_work_strings=c.get("prior_work_strings", [])) for c in claims])
-        res = await ctx.run(VerdictReviewStep(), inp)
-        usage.add(res.usage)
-        got = res.output.pairs() if res.ok and res.output else {}
-        outcomes: dict[tuple[str, str], Any] = {}
-        for c in claims:
-            for k in cands:
-                key = (c["claim_id"], k.cand_id)
-                if key in got:
-                    outcomes[key] = got[key]
-                elif res.raw is None and not res.ok:
-                    outcomes[key] = PairError(res.error or "judge call failed")
-                else:
-                    outcomes[key] = None
         return outcomes

@@ -71,11 +71,14 @@ DEFAULTS: dict[str, Any] = {
     "prices": None,
 }
 #: built-in per-step values (the lowest layer: any configured value wins): the reference's
-#: output budget of flaw consolidation and mapping, which the global cap would otherwise cut
+#: output budget of flaw consolidation and mapping, which the global cap would otherwise cut;
+#: novelty's paper verdict call, whose claims are chunked to fit this budget
+#: (``judge/novelty/verdict_review.py`` ``PAPER_REPLY_TOKENS``)
 STEP_DEFAULTS: dict[str, dict[str, Any]] = {
     "flaws.consolidate": {"max_tokens": 35_000},
     "flaws.map": {"max_tokens": 35_000},
     "flaws.map_batch": {"max_tokens": 35_000},
+    "novelty.verdict_paper": {"max_tokens": 32_000},
 }
 STEP_FIELDS = ("model", "temperature", "max_tokens")
 _TYPES: dict[str, type] = {

@@ -11,9 +11,18 @@ import hashlib
 import json
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from prism_review.atomic import write_text
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+
+def input_digest(inp: BaseModel) -> str:
+    """A short digest of a step input, for the memo key of a piece computed from it: a piece
+    asked again with another input (other reviews, other settings) is a new piece."""
+    return hashlib.sha256(inp.model_dump_json().encode("utf-8")).hexdigest()[:24]
 
 
 class MemoStore:

@@ -7,9 +7,10 @@ they differ only in how the decisions are asked for (docs/fidelity.md, "Protocol
   three DoA calls per review (segment, classify, ground), one novelty verdict per
   claim × candidate, one constructiveness call per review, the flaw pipeline per pairing.
 * ``economical`` asks for the same decisions without repeated work: DoA in one structured call
-  per review, all of a review's novelty claims against the paper's candidates in one call, the
-  paper's reviews in one constructiveness call, and the flaw pieces once per paper (one
-  consolidation of all its reviews, one validation, one mapping per review;
+  per review, the novelty claims of all the paper's reviews against its candidates in one call
+  per paper (``dimensions/novelty_paper.py``; split when a paper's claims exceed one call's
+  output budget), the paper's reviews in one constructiveness call, and the flaw pieces once
+  per paper (one consolidation of all its reviews, one validation, one batched mapping;
   ``dimensions/flaws_pieces.py``) from which each pairing's consensus is built.
 
 The offline judge makes no calls; it runs the same code under both protocols.

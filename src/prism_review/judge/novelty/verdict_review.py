@@ -30,7 +30,17 @@ from prism_review.judge.novelty.verdict import (
 
 #: output tokens per pair: one verdict with a one-sentence explanation
 PAIR_TOKENS = 220
+#: output tokens of a reply's frame (the object, its claim entries' ids)
+REPLY_OVERHEAD = 200
 MAX_REPLY_TOKENS = 32_000
+#: the output budget of one paper call (``novelty.verdict_paper``; a per-step default in
+#: ``llm/settings.py``), as the per-review call's: a paper's claims are split into calls whose
+#: ``reply_tokens`` fit it (144 pairs). A verdict with a one-sentence explanation is ~100-110
+#: tokens, so such a reply is ~15-16k tokens: within the 16,384 output tokens of gpt-4o and
+#: gpt-4o-mini, whose 400 on a larger budget makes the judge resend the call with theirs
+PAPER_REPLY_TOKENS = MAX_REPLY_TOKENS
+#: at most this many claims in one paper call, however few the candidates
+PAPER_MAX_CLAIMS = 24
 
 
 class ReviewClaim(BaseModel):
@@ -96,6 +106,11 @@ class VerdictReviewOutput(BaseModel):
         return got
 
 
+def reply_tokens(n_claims: int, n_candidates: int) -> int:
+    """The output budget asked for ``n_claims`` claims against ``n_candidates`` candidates."""
+    return REPLY_OVERHEAD + PAIR_TOKENS * max(1, n_claims * n_candidates)
+
+
 class VerdictReviewStep(JudgeStep[VerdictReviewInput, VerdictReviewOutput]):
     """Every (claim, candidate) pair of one review in one call; one verdict per pair."""
 
@@ -112,7 +127,7 @@ class VerdictReviewStep(JudgeStep[VerdictReviewInput, VerdictReviewOutput]):
         return [ChatMessage(role="system", content=prompts.VERDICT_SYSTEM), ChatMessage(role="user", content=user)]
 
     def max_tokens(self, inp: VerdictReviewInput) -> int | None:
-        return min(MAX_REPLY_TOKENS, 200 + PAIR_TOKENS * max(1, len(inp.claims) * len(inp.candidates)))
+        return min(MAX_REPLY_TOKENS, reply_tokens(len(inp.claims), len(inp.candidates)))
 
     def schema_enums(self, inp: VerdictReviewInput) -> dict[str, list[str]]:
         return {"review_sentence_id": [c.claim_id for c in inp.claims],
@@ -148,3 +163,29 @@ class VerdictReviewStep(JudgeStep[VerdictReviewInput, VerdictReviewOutput]):
                     verdicts.append(CandidateVerdict(**norm.model_dump(exclude={"review_sentence_id"})))
             claims.append(ClaimVerdicts(review_sentence_id=c.claim_id, verdicts=verdicts))
         return VerdictReviewOutput(claims=claims)
+
+
+class VerdictPaperStep(VerdictReviewStep):
+    """The claims of several reviews of one paper against its candidates, one call
+    (``dimensions/novelty_paper.py``): the prompt, schema, check and normalisation of
+    ``novelty.verdict_review`` (each claim judged on its own; the claims come from several
+    reviews, which the rules never refer to), under its own name so the calls and the output
+    budget (``PAPER_REPLY_TOKENS``, a per-step default in ``llm/settings.py``) are its own."""
+
+    name = "novelty.verdict_paper"
+
+    def max_tokens(self, inp: VerdictReviewInput) -> int | None:
+        return min(PAPER_REPLY_TOKENS, reply_tokens(len(inp.claims), len(inp.candidates)))
+
+
+def paper_chunks(claims: list[ReviewClaim], n_candidates: int) -> list[list[ReviewClaim]]:
+    """``claims`` in consecutive chunks of near-equal size, each at most ``PAPER_MAX_CLAIMS``
+    claims and within ``PAPER_REPLY_TOKENS`` against ``n_candidates`` candidates (one claim a
+    call at least). Deterministic: the same claims in the same order give the same chunks."""
+    if not claims:
+        return []
+    fit = (PAPER_REPLY_TOKENS - REPLY_OVERHEAD) // (PAIR_TOKENS * max(1, n_candidates))
+    per = max(1, min(PAPER_MAX_CLAIMS, fit))
+    n_chunks = -(-len(claims) // per)
+    size = -(-len(claims) // n_chunks)
+    return [claims[i : i + size] for i in range(0, len(claims), size)]
