@@ -29,21 +29,12 @@ import numpy as np
 from prism_review.data.jsonl import read_jsonl
 from prism_review.judge.constructiveness import train as T
 from prism_review.judge.constructiveness.features import Tfidf, hand_matrix
-from prism_review.judge.constructiveness.support import support_matrix
+from prism_review.judge.constructiveness.support import encoder_at, support_matrix
 
 
 def fold_of(paper_id: str, repeat: int, k: int = 5) -> int:
     """The fold of a paper in repeat ``repeat`` (seeded hash: stable across runs and machines)."""
     return int(hashlib.sha256(f"{repeat}:{paper_id}".encode()).hexdigest(), 16) % k
-
-
-def encoder_at(spec: str | None) -> Any:
-    """The encoder named on the command line (None: no support features)."""
-    if spec is None:
-        return None
-    from prism_review.judge.depth.encoder import load_encoder, read_encoder
-
-    return load_encoder() if spec == "shipped" else read_encoder(Path(spec))
 
 
 def repeated_cv(

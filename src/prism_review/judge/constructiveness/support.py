@@ -17,6 +17,7 @@ it, as at training time (RevUtil points are single comments).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -66,3 +67,12 @@ def support_matrix(texts: Sequence[str], encoder: Any | None = None) -> np.ndarr
     sents = [comment_sentences(t) for t in texts]
     encoder.vectors([s for ss in sents for s in ss])  # one encode pass over every new sentence
     return np.asarray([support_row(encoder.probabilities(ss)) for ss in sents], dtype=float)
+
+
+def encoder_at(spec: str | None) -> Any:
+    """The encoder named on the command line (None: no support features)."""
+    if spec is None:
+        return None
+    from prism_review.judge.depth.encoder import load_encoder, read_encoder
+
+    return load_encoder() if spec == "shipped" else read_encoder(Path(spec))

@@ -46,7 +46,7 @@ from prism_review.judge.constructiveness.features import (
     hand_matrix,
 )
 from prism_review.judge.constructiveness.model import ARTEFACT, artefact_dir
-from prism_review.judge.constructiveness.support import SUPPORT_NAMES, support_matrix
+from prism_review.judge.constructiveness.support import SUPPORT_NAMES, encoder_at, support_matrix
 from prism_review.judge.constructiveness.train_types import train_types
 from prism_review.shared_folder import SHARED
 
@@ -376,8 +376,6 @@ def main(argv: list[str] | None = None) -> None:
     rows = read_jsonl(a.revutil)
     setup, support = SETUP, None
     if a.support_encoder is not None:
-        from prism_review.judge.constructiveness.cv_repeat import encoder_at
-
         setup = json.loads(json.dumps(SETUP))
         setup["D3_justification"]["support"] = True
         support = support_matrix([r["review_point"] for r in rows + gpt], encoder_at(a.support_encoder))
