@@ -11,7 +11,11 @@ the same path serves the offline judge and LLM judges). Reported:
 * ``revutil.tone.accuracy``: D5 ≥ 1 ↔ professional_tone = 1;
 * ``revutil.solution.spearman_vs_actionability`` and the mean D4 of points with actionability
   4–5 vs 1–2 (RevUtil has no solution label; this is the check of the rule-built D4);
-* ``revutil.helpfulness.spearman_clc``: CLC (sum of D1–D5 / 10) vs helpfulness.
+* ``revutil.helpfulness.spearman_clc``: CLC (sum of D1–D5 / 10) vs helpfulness;
+* the length baseline of each of the three aspects, on the same points as its Spearman:
+  ``revutil.<aspect>.word_count_spearman`` (the point's word count alone vs the label) and
+  ``revutil.<aspect>.minus_word_count`` (the judge's Spearman minus it: what the judge knows
+  beyond length; issue 12 asks for at least 0.05).
 
 Counts under ``n.*``; points whose judge step failed are counted in ``n.unscored``.
 """
@@ -73,6 +77,7 @@ def agreement_metrics(rows: list[dict], arcs: list[dict[str, Any] | None]) -> Me
     pairs: dict[str, tuple[list[float], list[float]]] = {
         k: ([], []) for k in ("act", "gs", "ver", "d4", "help")
     }
+    words: dict[str, list[float]] = {k: [] for k in ("act", "gs", "ver")}
     d3_x: list[float] = []
     d4_hi: list[float] = []
     d4_lo: list[float] = []
@@ -101,6 +106,8 @@ def agreement_metrics(rows: list[dict], arcs: list[dict[str, Any] | None]) -> Me
             if g is not None:
                 pairs[key][0].append(d[dim])
                 pairs[key][1].append(g)
+                if key in words:
+                    words[key].append(float(len(r["review_point"].split())))
         act = _num(lab["actionability"]["majority"])
         if act is not None and act >= 4:
             d4_hi.append(d["D4_solution"])
@@ -127,6 +134,7 @@ def agreement_metrics(rows: list[dict], arcs: list[dict[str, Any] | None]) -> Me
         "revutil.solution.mean_d4_actionability_4_5": _mean(d4_hi),
         "revutil.solution.mean_d4_actionability_1_2": _mean(d4_lo),
         "revutil.helpfulness.spearman_clc": _spearman(*pairs["help"]),
+        **_length_baselines(pairs, words),
         "n.points": len(rows),
         "n.unscored": sum(a is None for a in arcs),
         "n.actionability": len(pairs["act"][0]),
@@ -136,6 +144,22 @@ def agreement_metrics(rows: list[dict], arcs: list[dict[str, Any] | None]) -> Me
         "n.tone": tone_n,
         "n.helpfulness": len(pairs["help"][0]),
     }
+    return out
+
+
+def _length_baselines(
+    pairs: dict[str, tuple[list[float], list[float]]], words: dict[str, list[float]]
+) -> Metrics:
+    """Word-count Spearman per aspect on the judge's points, and the judge's margin over it
+    (None when either Spearman is undefined)."""
+    out: Metrics = {}
+    for key, aspect in (("act", "actionability"), ("gs", "grounding_specificity"), ("ver", "verifiability")):
+        judge = _spearman(*pairs[key])
+        wc = _spearman(words[key], pairs[key][1])
+        out[f"revutil.{aspect}.word_count_spearman"] = wc
+        out[f"revutil.{aspect}.minus_word_count"] = (
+            None if judge is None or wc is None else round(judge - wc, 4)
+        )
     return out
 
 

@@ -4,7 +4,8 @@ The artefact ``resources/models/constructiveness/scorers.json`` (built by
 ``python -m prism_review.judge.constructiveness.train``) holds
 
 * ``rubric``: one TF-IDF vocabulary/idf and, for each of D1/D2/D3, the ridge coefficients over
-  [TF-IDF | hand features | cue densities] (:func:`~.features.rubric_matrix`) fitted on RevUtil
+  [TF-IDF | hand features | cue densities] (:func:`~.features.rubric_matrix`), followed by the
+  DoA encoder's support features (:mod:`.support`) when ``rubric.support`` names them, fitted on RevUtil
   (human dev labels, plus GPT-4o labels where the training report shows they help;
   actionability, grounding_specificity, verifiability, 1–5 scale) plus two thresholds mapping
   the 1–5 prediction onto 0/1/2 by RevUtil's level definitions;
@@ -16,7 +17,7 @@ The artefact ``resources/models/constructiveness/scorers.json`` (built by
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -25,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from prism_review.judge.constructiveness.features import Tfidf, design_matrix, rubric_matrix
+from prism_review.judge.constructiveness.support import SUPPORT_NAMES, support_matrix
 
 ARTEFACT = "scorers.json"
 
@@ -55,6 +57,8 @@ class Models:
     type_classes: list[str]
     type_coef: np.ndarray  # (n_classes, n_features)
     type_intercept: np.ndarray
+    #: the :mod:`.support` feature columns the rubric scorers read last ([] when none)
+    support: list[str] = field(default_factory=list)
 
     def rubric_scores(
         self, texts: list[str], hand: np.ndarray | None = None
@@ -65,6 +69,13 @@ class Models:
         if not texts:
             return {k: (np.zeros(0), np.zeros(0, dtype=int)) for k in self.rubric}
         x = rubric_matrix(texts, self.tfidf, hand)
+        if self.support:
+            if self.support != SUPPORT_NAMES:
+                raise ValueError(
+                    f"scorers.json was built with support features {self.support}, this code "
+                    f"computes {SUPPORT_NAMES}; rebuild it with the training command"
+                )
+            x = np.hstack([x, support_matrix(texts)])
         out = {}
         for k, s in self.rubric.items():
             y = s.predict(x)
@@ -101,6 +112,7 @@ def models_from_dict(d: dict[str, Any]) -> Models:
         type_classes=list(t["classes"]),
         type_coef=np.asarray(t["coef"]),
         type_intercept=np.asarray(t["intercept"]),
+        support=list(r.get("support", [])),
     )
 
 

@@ -43,10 +43,11 @@ from prism_review.data.jsonl import read_jsonl
 from prism_review.judge.constructiveness.features import (
     Tfidf,
     density_matrix,
-    design_matrix,
     hand_matrix,
 )
 from prism_review.judge.constructiveness.model import ARTEFACT, artefact_dir
+from prism_review.judge.constructiveness.support import SUPPORT_NAMES, encoder_at, support_matrix
+from prism_review.judge.constructiveness.train_types import train_types
 from prism_review.shared_folder import SHARED
 
 ASPECTS = {
@@ -55,6 +56,8 @@ ASPECTS = {
     "D3_justification": "verifiability",
 }
 ALPHAS = (1.0, 3.0, 10.0)
+#: folds of the inner grouped CV that sets each outer fold's 0/1/2 thresholds
+INNER_FOLDS = 4
 #: per dimension: the weight of GPT-4o's labelled points (0: not used; a human point weighs 1)
 #: and whether the cue densities are used. Chosen on the grouped CV of RevUtil dev (the model
 #: card lists the runs): GPT-4o's labels help D2 and D3 and cost D1 (GPT-4o reads actionability
@@ -133,9 +136,29 @@ def _word_counts(texts: Sequence[str]) -> np.ndarray:
     return np.array([len(t.split()) for t in texts], dtype=float)
 
 
-def _matrix(tf: Tfidf, texts: Sequence[str], hand: np.ndarray) -> np.ndarray:
-    """[TF-IDF | hand | densities] of ``texts`` (``hand``: their hand features)."""
-    return np.hstack([tf.transform(texts), hand, density_matrix(hand)])
+def _matrix(tf: Tfidf, texts: Sequence[str], hand: np.ndarray, support: np.ndarray) -> np.ndarray:
+    """[TF-IDF | hand | densities | support] of ``texts`` (``hand``, ``support``: their hand and
+    :func:`~.support.support_matrix` features)."""
+    return np.hstack([tf.transform(texts), hand, density_matrix(hand), support])
+
+
+def _unused(n_tf: int, n_hand: int, n_support: int, n_cols: int, setup: dict[str, Any]) -> list[slice]:
+    """Column blocks a dimension's set-up leaves out (densities, support)."""
+    out = []
+    if not setup["density"]:
+        out.append(slice(n_tf + n_hand, n_cols - n_support))
+    if not setup.get("support", False):
+        out.append(slice(n_cols - n_support, n_cols))
+    return out
+
+
+def _masked(x: np.ndarray, unused: list[slice]) -> np.ndarray:
+    if not unused:
+        return x
+    x = x.copy()
+    for cols in unused:
+        x[:, cols] = 0.0
+    return x
 
 
 def _fit(
@@ -143,38 +166,70 @@ def _fit(
     y: np.ndarray,
     src: np.ndarray,
     alpha: float,
-    density_cols: slice,
-    use_density: bool,
+    unused: list[slice],
     gpt_weight: float,
 ) -> tuple[np.ndarray, float]:
-    """Ridge on [x | source column]; density columns zeroed when unused (their coefficients are
+    """Ridge on [x | source column]; the ``unused`` column blocks zeroed (their coefficients are
     then exactly 0). Returns the coefficients of ``x`` (the source column is dropped: it is 0 at
     prediction time) and the intercept."""
-    x = x.copy()
-    if not use_density:
-        x[:, density_cols] = 0.0
+    x = _masked(x, unused)
     ok = ~np.isnan(y)
     w = np.where(src > 0, gpt_weight, 1.0)
     coef, b = _ridge(np.hstack([x, src[:, None]])[ok], y[ok], alpha, w[ok])
     return coef[:-1], b
 
 
-def train_rubric(rows: list[dict], gpt_rows: list[dict] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Cross-validate, then fit the D1–D3 scorers on all rows. Returns (artefact part, report)."""
+def _shares(levels: np.ndarray) -> list[float]:
+    """Share of points at level 0, 1 and 2."""
+    return [round(float((levels == k).mean()), 4) for k in (0, 1, 2)]
+
+
+def _rows(human: np.ndarray, gpt: np.ndarray, n_h: int, use_gpt: bool) -> np.ndarray:
+    """Training rows: the human points ``human`` and, when used, the GPT-4o points ``gpt``."""
+    return np.r_[human, n_h + gpt] if use_gpt else human
+
+
+def _predict(fit: tuple[Any, ...], train: np.ndarray, test: np.ndarray) -> np.ndarray:
+    """Fit on rows ``train`` of ``fit`` = (x, y, source, alpha, unused blocks, GPT-4o weight) and
+    predict rows ``test``."""
+    x, y, src, alpha, unused, gw = fit
+    coef, b = _fit(x[train], y[train], src[train], alpha, unused, gw)
+    return np.asarray(_masked(x[test], unused) @ coef + b)
+
+
+def train_rubric(
+    rows: list[dict],
+    gpt_rows: list[dict] | None = None,
+    *,
+    support: np.ndarray | None = None,
+    setup: dict[str, dict[str, Any]] | None = None,
+    alphas: Sequence[float] = ALPHAS,
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Cross-validate, then fit the D1–D3 scorers on all rows. Returns (artefact part, report).
+
+    ``support``: the :func:`~.support.support_matrix` of the human then the GPT-4o points (by
+    default computed with the shipped encoder when a set-up uses it); ``setup``: per dimension
+    as :data:`SETUP`."""
     gpt_rows = gpt_rows or []
+    setup = setup or SETUP
     texts = [r["review_point"] for r in rows]
     gtexts = [r["review_point"] for r in gpt_rows]
     groups = [r["paper_id"] for r in rows]
+    gpt_papers = [r["paper_id"] for r in gpt_rows]
     folds = _folds(groups)
     n_h = len(texts)
     hand = hand_matrix(texts + gtexts)
-    n_feat_tf: list[int] = []
+    uses_support = any(v.get("support", False) for v in setup.values())
+    if support is None:
+        support = support_matrix(texts + gtexts) if uses_support else np.zeros((n_h + len(gtexts), 0))
+    n_sup = support.shape[1]
     report: dict[str, Any] = {
         "n_points": len(rows),
         "n_papers": len(set(groups)),
         "n_gpt4o_points": len(gpt_rows),
         "conversion": CONVERSION,
-        "setup": SETUP,
+        "setup": setup,
+        "support_features": SUPPORT_NAMES if n_sup else [],
         "cv": {},
     }
     fold_data = []
@@ -182,19 +237,17 @@ def train_rubric(rows: list[dict], gpt_rows: list[dict] | None = None) -> tuple[
         held = {groups[i] for i in te}
         gi = [j for j, r in enumerate(gpt_rows) if r["paper_id"] not in held]
         tf = Tfidf.fit([texts[i] for i in tr] + [gtexts[j] for j in gi])
-        x = _matrix(tf, texts + gtexts, hand)
-        n_feat_tf.append(len(tf.vocab))
-        fold_data.append((tr, te, np.asarray(gi, dtype=int), x))
+        x = _matrix(tf, texts + gtexts, hand, support)
+        fold_data.append((tr, te, np.asarray(gi, dtype=int), x, len(tf.vocab)))
     tfidf = Tfidf.fit(texts + gtexts)
-    x_all = _matrix(tfidf, texts + gtexts, hand)
-    dens = slice(len(tfidf.vocab) + hand.shape[1], x_all.shape[1])
+    x_all = _matrix(tfidf, texts + gtexts, hand, support)
     wc = _word_counts(texts)
     src_all = np.r_[np.zeros(n_h), np.ones(len(gtexts))]
     scorers: dict[str, Any] = {}
     oof_levels: dict[str, np.ndarray] = {}
     for dim, aspect in ASPECTS.items():
-        setup = SETUP[dim]
-        gw = float(setup["gpt4o_weight"])
+        dim_setup = setup[dim]
+        gw = float(dim_setup["gpt4o_weight"])
         use_gpt = gw > 0 and bool(gpt_rows)
         y = np.array([numeric_mean(r["labels"][aspect]["raw"]) for r in rows])
         yg = np.array([majority(r["labels"].get(aspect)) for r in gpt_rows])
@@ -202,24 +255,25 @@ def train_rubric(rows: list[dict], gpt_rows: list[dict] | None = None) -> tuple[
         gold = np.array([majority(r["labels"][aspect]["majority"]) for r in rows])
         g = ~np.isnan(gold)
         res: dict[str, Any] = {}
-        best: tuple[float, float, np.ndarray, np.ndarray] = (ALPHAS[0], -2.0, np.zeros(n_h), np.zeros(n_h))
-        for alpha in ALPHAS:
+        best: tuple[float, float, np.ndarray, np.ndarray] = (alphas[0], -2.0, np.zeros(n_h), np.zeros(n_h))
+        for alpha in alphas:
             oof = np.zeros(n_h)
             lv = np.zeros(n_h)
-            for (tr, te, g_idx, x), n_tf in zip(fold_data, n_feat_tf, strict=True):
-                idx = np.r_[tr, n_h + g_idx] if use_gpt else tr
-                fold_dens = slice(n_tf + hand.shape[1], x.shape[1])
-                coef, b = _fit(x[idx], y_all[idx], src_all[idx], alpha, fold_dens, setup["density"], gw)
-                xte = x[te].copy()
-                if not setup["density"]:
-                    xte[:, fold_dens] = 0.0
-                oof[te] = xte @ coef + b
-                xtr = x[tr].copy()
-                if not setup["density"]:
-                    xtr[:, fold_dens] = 0.0
-                ptr = xtr @ coef + b
+            for tr, te, g_idx, x, n_tf in fold_data:
+                unused = _unused(n_tf, hand.shape[1], n_sup, x.shape[1], dim_setup)
+                fit = (x, y_all, src_all, alpha, unused, gw)
+                oof[te] = _predict(fit, _rows(tr, g_idx, n_h, use_gpt), te)
+                # the fold's thresholds are made as the shipped ones are: from out-of-fold
+                # predictions (an inner grouped CV over the training folds), not from the fit's
+                # own training points, whose predictions spread wider than unseen points' do
+                inner = np.zeros(len(tr))
+                tr_groups = [groups[i] for i in tr]
+                for itr, ite in _folds(tr_groups, INNER_FOLDS):
+                    held_in = {tr_groups[k] for k in ite}
+                    ig = np.asarray([j for j in g_idx if gpt_papers[j] not in held_in], dtype=int)
+                    inner[ite] = _predict(fit, _rows(tr[itr], ig, n_h, use_gpt), tr[ite])
                 gt = ~np.isnan(gold[tr])
-                t1, t2 = proportion_thresholds(ptr[gt], gold[tr][gt], aspect)
+                t1, t2 = proportion_thresholds(inner[gt], gold[tr][gt], aspect)
                 lv[te] = _levels(oof[te], t1, t2)
             s_cont, s_lv = _spearman(oof[g], gold[g]), _spearman(lv[g], gold[g])
             res[f"alpha={alpha:g}"] = {
@@ -239,16 +293,20 @@ def train_rubric(rows: list[dict], gpt_rows: list[dict] | None = None) -> tuple[
                 "n_train_gpt4o": int((~np.isnan(yg)).sum()) if use_gpt else 0,
                 "word_count_spearman": round(s_wc, 4),
                 "spearman_0_1_2_minus_word_count": round(best_s - s_wc, 4),
+                "spearman_continuous_minus_word_count": round(
+                    res[f"alpha={best_alpha:g}"]["spearman_continuous"] - s_wc, 4
+                ),
                 "prediction_vs_word_count_spearman": round(_spearman(best_oof[g], wc[g]), 4),
                 "mean_level_predicted": round(float(best_lv[g].mean()), 4),
                 "mean_level_human": round(float(conv.mean()), 4),
+                "level_shares_predicted": _shares(best_lv[g]),
+                "level_shares_human": _shares(conv),
             }
         )
         t1, t2 = proportion_thresholds(best_oof[g], gold[g], aspect)
         idx_all = np.arange(n_h + len(gtexts)) if use_gpt else np.arange(n_h)
-        coef, b = _fit(
-            x_all[idx_all], y_all[idx_all], src_all[idx_all], best_alpha, dens, setup["density"], gw
-        )
+        unused = _unused(len(tfidf.vocab), hand.shape[1], n_sup, x_all.shape[1], dim_setup)
+        coef, b = _fit(x_all[idx_all], y_all[idx_all], src_all[idx_all], best_alpha, unused, gw)
         scorers[dim] = {
             "aspect": aspect,
             "alpha": best_alpha,
@@ -259,7 +317,9 @@ def train_rubric(rows: list[dict], gpt_rows: list[dict] | None = None) -> tuple[
         report["cv"][f"{aspect}->{dim}"] = res
         oof_levels[dim] = best_lv
     report["rules_and_mcs"] = rule_figures(rows, oof_levels)
-    part = {"vocab": tfidf.vocab, "idf": _round(tfidf.idf), "scorers": scorers}
+    part: dict[str, Any] = {"vocab": tfidf.vocab, "idf": _round(tfidf.idf), "scorers": scorers}
+    if n_sup:
+        part["support"] = list(SUPPORT_NAMES)
     return part, report
 
 
@@ -292,69 +352,6 @@ def rule_figures(rows: list[dict], oof_levels: dict[str, np.ndarray]) -> dict[st
     }
 
 
-def disapere_type(s: dict) -> str:
-    """Map a DISAPERE sentence label onto a PRISM comment type."""
-    act, fine, pol = (
-        s["review_action"],
-        s.get("fine_review_action", "none"),
-        s.get("polarity", "none"),
-    )
-    if act == "arg_request":
-        if s["text"].rstrip().endswith("?") or fine in (
-            "arg-request_clarification",
-            "arg-request_explanation",
-        ):
-            return "question"
-        return "suggestion"
-    if act == "arg_evaluative":
-        return (
-            "strength"
-            if pol == "pol_positive"
-            else "weakness"
-            if pol == "pol_negative"
-            else "observation"
-        )
-    return "observation"
-
-
-def _sentences(path: Path) -> tuple[list[str], list[str]]:
-    texts, labels = [], []
-    for r in read_jsonl(path):
-        for s in r["sentences"]:
-            if s["text"].strip():
-                texts.append(s["text"])
-                labels.append(disapere_type(s))
-    return texts, labels
-
-
-def train_types(folder: Path) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Fit the comment-type classifier on DISAPERE train; measure on dev."""
-    from sklearn.linear_model import LogisticRegression
-    from sklearn.metrics import accuracy_score, f1_score
-
-    tr_x, tr_y = _sentences(folder / "train.jsonl")
-    dv_x, dv_y = _sentences(folder / "dev.jsonl")
-    tf = Tfidf.fit(tr_x, min_df=3, max_features=3000)
-    clf = LogisticRegression(C=3.0, max_iter=2000)
-    clf.fit(design_matrix(tr_x, tf), tr_y)
-    pred = clf.predict(design_matrix(dv_x, tf))
-    report = {
-        "n_train_sentences": len(tr_x),
-        "n_dev_sentences": len(dv_x),
-        "dev_accuracy": round(float(accuracy_score(dv_y, pred)), 4),
-        "dev_macro_f1": round(float(f1_score(dv_y, pred, average="macro")), 4),
-        "dev_majority_class_accuracy": round(max(dv_y.count(c) for c in set(dv_y)) / len(dv_y), 4),
-    }
-    part = {
-        "vocab": tf.vocab,
-        "idf": _round(tf.idf),
-        "classes": [str(c) for c in clf.classes_],
-        "coef": [_round(r) for r in clf.coef_],
-        "intercept": _round(clf.intercept_),
-    }
-    return part, report
-
-
 def _round(v: Any) -> list[float]:
     return [round(float(x), 6) for x in np.asarray(v).ravel()]
 
@@ -368,11 +365,21 @@ def main(argv: list[str] | None = None) -> None:
                     help="RevUtil points labelled by GPT-4o (LLM labels, trained on only); 'none' to skip")
     ap.add_argument("--disapere", type=Path, default=DEFAULT_DISAPERE)
     ap.add_argument("--out", type=Path, default=None)
+    ap.add_argument("--support-encoder", default=None,
+                    help="also give D3 the DoA encoder's support features (:mod:`.support`): 'shipped' "
+                    "or an encoder folder; measured without gain (model card), so off by default. The "
+                    "artefact then needs that encoder shipped: run time reads the bundled one")
     a = ap.parse_args(argv)
     out = a.out or artefact_dir()
     out.mkdir(parents=True, exist_ok=True)
     gpt = [] if str(a.gpt4o) == "none" else read_jsonl(a.gpt4o)
-    rubric, r_report = train_rubric(read_jsonl(a.revutil), gpt)
+    rows = read_jsonl(a.revutil)
+    setup, support = SETUP, None
+    if a.support_encoder is not None:
+        setup = json.loads(json.dumps(SETUP))
+        setup["D3_justification"]["support"] = True
+        support = support_matrix([r["review_point"] for r in rows + gpt], encoder_at(a.support_encoder))
+    rubric, r_report = train_rubric(rows, gpt, support=support, setup=setup)
     types, t_report = train_types(a.disapere)
     artefact = {"format": 2, "rubric": rubric, "comment_type": types}
     (out / ARTEFACT).write_text(
