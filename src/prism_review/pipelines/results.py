@@ -27,7 +27,6 @@ from pathlib import Path
 
 from prism_review.dimensions.base import RESULTS_SCHEMA_VERSION, ResultRow
 
-
 #: the longest a unit's rows stay written but not fsynced (see the module docstring)
 SYNC_SECONDS = 1.0
 
