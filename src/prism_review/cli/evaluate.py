@@ -143,7 +143,7 @@ def evaluate(
     from prism_review.atomic import disk_error
     from prism_review.data.errors import DataError
     from prism_review.names import UnknownNameError, check_choice
-    from prism_review.pipelines.engines import ENGINES
+    from prism_review.pipelines.engines import ENGINES, Engine
     from prism_review.pipelines.ray_engine import RayEngine
     from prism_review.pipelines.results import ResultsLogError
     from prism_review.pipelines.runner import (
@@ -241,7 +241,7 @@ def evaluate(
     if engine not in ENGINES:
         console.print(f"[red]error:[/] unknown --engine {engine!r}; use one of {', '.join(ENGINES)}")
         raise typer.Exit(2)
-    the_engine = None
+    the_engine: Engine | None = None
     if workers != 1:
         if engine != "local" or judge != "offline" or workers < 1:
             console.print("[red]error:[/] --workers N (N ≥ 1) runs the offline judge with --engine local")
