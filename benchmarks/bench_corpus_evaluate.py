@@ -3,9 +3,11 @@
 Writes a synthetic PRISM ``papers.parquet`` (default 2,000 papers × ~4 human reviews in the
 ICLR 2024 review form) into ``benchmarks/_out/``, then runs ``prism evaluate --data`` on it with
 the depth and constructiveness dimensions (the two that need neither LLM reviews nor a literature
-index) once with ``--engine local`` and once with ``--engine ray`` (2 CPUs), each in a fresh
-subprocess, and prints reviews/s, the peak RSS summed over the whole process tree (sampled from
-/proc every 0.2 s, so Ray's workers count) and the projected time for the corpus's 186,090 reviews.
+index) once with ``--engine local --workers N`` (N: the CPU count; ``--workers 1`` is the
+in-process engine) and once with ``--engine ray`` (2 CPUs), each in a fresh subprocess, and
+prints reviews/s, the peak RSS summed over the whole process tree (sampled from /proc every
+0.2 s, so Ray's workers count), the process tree's CPU time and the projected time for the
+corpus's 186,090 reviews.
 
 Review text: real review sentences (DISAPERE, ``../shared/data/labels/disapere``, CC BY-NC 4.0,
 read at run time, never written to the repository) drawn at random into Summary / Strengths /
@@ -17,6 +19,7 @@ Usage::
 
     .venv/bin/python benchmarks/bench_corpus_evaluate.py                 # 2,000 papers, both engines
     .venv/bin/python benchmarks/bench_corpus_evaluate.py --papers 500 --engine local
+    .venv/bin/python benchmarks/bench_corpus_evaluate.py --limit 400 --engine local --workers 1
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ import argparse
 import json
 import os
 import random
+import resource
 import shutil
 import subprocess
 import sys
@@ -115,13 +119,17 @@ def _tree_rss(pid: int) -> int:
     return total
 
 
-def run(engine: str, data: Path, limit: int | None) -> dict[str, float]:
+def run(engine: str, data: Path, limit: int | None, workers: int = 1,
+        keep: Path | None = None) -> dict[str, float]:
     out = Path(tempfile.mkdtemp(prefix=f"bench_{engine}_"))
     prism = Path(sys.executable).parent / "prism"
     cmd = [str(prism), "evaluate", "--data", str(data), "--dimension", "depth", "--dimension",
            "constructiveness", "--engine", engine, "--out", str(out), "--quiet", "--no-report"]
     if limit:
         cmd += ["--limit", str(limit)]
+    if engine == "local" and workers != 1:
+        cmd += ["--workers", str(workers)]
+    cpu0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     peak = 0
@@ -137,12 +145,19 @@ def run(engine: str, data: Path, limit: int | None) -> dict[str, float]:
     _, err = proc.communicate()
     th.join()
     seconds = time.perf_counter() - t0
+    load = os.getloadavg()[0]
+    cpu1 = resource.getrusage(resource.RUSAGE_CHILDREN)  # the reaped process tree's CPU
+    cpu = (cpu1.ru_utime - cpu0.ru_utime) + (cpu1.ru_stime - cpu0.ru_stime)
     if proc.returncode not in (0, 1):
         raise SystemExit(f"{engine} run failed (rc {proc.returncode}):\n{err[-3000:]}")
     rows = [json.loads(x) for x in (out / "results.jsonl").read_text().splitlines()]
     reviews = len({(r["paper_id"], r["reviewer_id"]) for r in rows})
+    if keep is not None:  # the results, to compare runs (e.g. before/after a change)
+        keep.mkdir(parents=True, exist_ok=True)
+        shutil.copy(out / "results.jsonl", keep / f"{engine}.jsonl")
     shutil.rmtree(out, ignore_errors=True)
     return {"reviews": reviews, "seconds": seconds, "reviews_per_s": reviews / seconds,
+            "cpu_s": cpu, "cpu_ms_per_review": 1000 * cpu / max(1, reviews), "load": load,
             "peak_rss_mb": peak / 2**20, "projected_hours": CORPUS_REVIEWS / (reviews / seconds) / 3600}
 
 
@@ -151,6 +166,10 @@ def main() -> None:
     ap.add_argument("--papers", type=int, default=2000)
     ap.add_argument("--engine", choices=["local", "ray", "both"], default="both")
     ap.add_argument("--limit", type=int, default=None, help="evaluate only N papers of the table")
+    ap.add_argument("--workers", type=int, default=os.cpu_count() or 1,
+                    help="local engine: --workers of prism evaluate (default: the CPU count)")
+    ap.add_argument("--keep", type=Path, default=None,
+                    help="copy each engine's results.jsonl into this folder")
     args = ap.parse_args()
     OUT.mkdir(exist_ok=True)
     data = OUT / f"corpus_eval_{args.papers}.parquet"
@@ -160,11 +179,13 @@ def main() -> None:
     engines = ["local", "ray"] if args.engine == "both" else [args.engine]
     results = {}
     for engine in engines:
-        results[engine] = r = run(engine, data, args.limit)
-        print(f"{engine:5s}: {r['reviews']:.0f} reviews in {r['seconds']:.1f}s = "
+        results[engine] = r = run(engine, data, args.limit, args.workers, args.keep)
+        label = f"local ×{args.workers}" if engine == "local" else engine
+        print(f"{label:9s}: {r['reviews']:.0f} reviews in {r['seconds']:.1f}s = "
               f"{r['reviews_per_s']:.1f} reviews/s (depth + constructiveness), peak RSS "
               f"{r['peak_rss_mb']:.0f} MB, projected {r['projected_hours']:.1f} h for "
-              f"{CORPUS_REVIEWS:,} reviews")
+              f"{CORPUS_REVIEWS:,} reviews; CPU {r['cpu_s']:.0f} s = "
+              f"{r['cpu_ms_per_review']:.0f} ms per review; load average {r['load']:.1f}")
     if len(results) == 2:
         ratio = results["ray"]["reviews_per_s"] / results["local"]["reviews_per_s"]
         print(f"ray / local throughput: {ratio:.2f}")

@@ -78,3 +78,26 @@ def test_read_only_reader_names_a_damaged_line(tmp_path):
     path.write_text(_rows("u1", 1)[0].model_dump_json() + "\nnot json\n")
     with pytest.raises(ResultsLogError, match=r"results.jsonl: line 2"):
         read_results(path)
+
+
+def test_fsync_is_grouped_and_sync_flushes_the_rest(tmp_path, monkeypatch):
+    """Units are written one by one but fsynced at most once per SYNC_SECONDS (one fsync per
+    unit blocked the run's thread for milliseconds per unit); sync() covers the rest."""
+    import os
+
+    from prism_review.pipelines import results as results_mod
+
+    synced: list[int] = []
+    real = os.fsync
+    monkeypatch.setattr(results_mod.os, "fsync", lambda fd: (synced.append(fd), real(fd))[1])
+    log = ResultsLog(tmp_path / "results.jsonl")
+    for i in range(50):
+        log.append_unit(_rows(f"u{i}", 1))
+    assert len(synced) <= 1
+    # every unit is in the file (written, not only buffered) before any fsync
+    assert len(ResultsLog(tmp_path / "results.jsonl")) == 50
+    before = len(synced)
+    log.sync()
+    assert len(synced) == before + 1
+    log.sync()  # nothing new to sync
+    assert len(synced) == before + 1

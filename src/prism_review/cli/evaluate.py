@@ -71,6 +71,10 @@ def evaluate(
     address: Annotated[
         str | None, typer.Option("--address", help="Ray cluster address (--engine ray; default: start one here)")
     ] = None,
+    workers: Annotated[
+        int,
+        typer.Option("--workers", help="Offline judge, --engine local: worker processes (e.g. 2 on 2 cores; 1: in this process)"),
+    ] = 1,
     venue: Annotated[list[str] | None, typer.Option("--venue", help="Venue(s) to include (repeatable)")] = None,
     system: Annotated[list[str] | None, typer.Option("--system", help="System(s) to evaluate (repeatable)")] = None,
     dimension: Annotated[
@@ -139,7 +143,7 @@ def evaluate(
     from prism_review.atomic import disk_error
     from prism_review.data.errors import DataError
     from prism_review.names import UnknownNameError, check_choice
-    from prism_review.pipelines.engines import ENGINES
+    from prism_review.pipelines.engines import ENGINES, Engine
     from prism_review.pipelines.ray_engine import RayEngine
     from prism_review.pipelines.results import ResultsLogError
     from prism_review.pipelines.runner import (
@@ -237,7 +241,14 @@ def evaluate(
     if engine not in ENGINES:
         console.print(f"[red]error:[/] unknown --engine {engine!r}; use one of {', '.join(ENGINES)}")
         raise typer.Exit(2)
-    the_engine = None
+    the_engine: Engine | None = None
+    if workers != 1:
+        if engine != "local" or judge != "offline" or workers < 1:
+            console.print("[red]error:[/] --workers N (N ≥ 1) runs the offline judge with --engine local")
+            raise typer.Exit(2)
+        from prism_review.pipelines.process_engine import ProcessEngine
+
+        the_engine = ProcessEngine(opts, workers)
     if engine == "ray":
         try:
             import ray  # noqa: F401

@@ -21,6 +21,10 @@ if TYPE_CHECKING:
     from prism_review.dimensions.base import Dimension, ResultRow, WorkUnit
 
 
+#: offline judge: units sent to an actor (it runs one at a time) before its last one is back
+QUEUED_PER_ACTOR = 2
+
+
 def _ray() -> Any:
     try:
         import ray
@@ -151,10 +155,13 @@ class RayEngine(Engine):
         opts_json = self.opts.model_dump_json()
         self._actors = [worker.remote(opts_json, limiter) for _ in range(n)]
         self._idle = asyncio.Queue()
-        for _ in range(per_actor):
+        # offline: each actor holds a second unit in its queue, so it starts the next one while
+        # the driver receives and records the last (one per actor left it idle for that round trip)
+        held = per_actor if llm else QUEUED_PER_ACTOR
+        for _ in range(held):
             for actor in self._actors:
                 self._idle.put_nowait(actor)
-        self.slots = n * per_actor
+        self.slots = n * held
 
     async def evaluate(self, dim: Dimension, unit: WorkUnit) -> list[ResultRow]:
         assert self._idle is not None, "RayEngine.start() was not awaited"

@@ -320,6 +320,8 @@ async def _run(
     finally:
         for t in list(tasks):
             t.cancel()
+        with contextlib.suppress(OSError):  # a full disk must not hide the error that stopped us
+            results.sync()
         record_input_issues(source, load_errors, errors_path, log, list(norm_venues(opts.venues)) or None)
         manifest["inputs_skipped"] = [e["error"] for e in load_errors]
         with contextlib.suppress(Exception):  # closing must never lose the run's results
