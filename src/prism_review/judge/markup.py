@@ -20,6 +20,7 @@ the same way; :func:`masked_counts` counts both kinds of span for the results ro
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from prism_review.judge.addressed import addressed_spans
 
@@ -129,6 +130,12 @@ def mask_markup(text: str) -> str:
     return markup_spans(text)[0]
 
 
+#: a review text is viewed by every offline step that reads it and once more for the row's
+#: masked counts; the view depends on the text alone, so each distinct text is masked once
+_VIEW_CACHE = 2048
+
+
+@lru_cache(maxsize=_VIEW_CACHE)
 def _view(text: str) -> tuple[str, int, int]:
     masked, markup = markup_spans(text)
     addressed = addressed_spans(masked)
