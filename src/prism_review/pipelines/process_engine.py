@@ -21,7 +21,7 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import TYPE_CHECKING, Any
 
-from prism_review.pipelines.engines import Engine
+from prism_review.pipelines.engines import Engine, UnitWorker, add_numbers
 
 if TYPE_CHECKING:
     from prism_review.dimensions.base import Dimension, ResultRow, WorkUnit
@@ -34,25 +34,11 @@ _STATE: dict[str, Any] = {}
 
 def _init_worker(opts_json: str) -> None:
     """Build the worker's judge, settings and memo once (the models load on first use)."""
-    from prism_review.pipelines.memo import MemoStore
-    from prism_review.pipelines.run_config import EvalOptions, run_settings
-    from prism_review.pipelines.runner import build_judge
-
-    opts = EvalOptions.model_validate_json(opts_json)
-    _STATE.update(
-        judge=build_judge(opts),
-        settings=run_settings(opts),
-        memo=MemoStore(opts.out / "memo"),
-        loop=asyncio.new_event_loop(),
-    )
+    _STATE.update(worker=UnitWorker(opts_json), loop=asyncio.new_event_loop())
 
 
 def _evaluate(dimension: str, unit: WorkUnit) -> tuple[list[ResultRow], dict[str, Any]]:
-    from prism_review.dimensions.base import RunContext, get_dimension
-
-    ctx = RunContext(_STATE["judge"], settings=_STATE["settings"], memo_store=_STATE["memo"])
-    rows = _STATE["loop"].run_until_complete(get_dimension(dimension).evaluate(unit, ctx))
-    return rows, ctx.usage.model_dump()
+    return _STATE["loop"].run_until_complete(_STATE["worker"].evaluate(dimension, unit))
 
 
 class WorkerDied(RuntimeError):
@@ -92,9 +78,7 @@ class ProcessEngine(Engine):
             rows, usage = await asyncio.wrap_future(self._pool.submit(_evaluate, dim.name, unit))
         except BrokenProcessPool as exc:  # a worker died (killed, out of memory): stop the run
             raise WorkerDied(f"an evaluation worker process died: {exc}") from exc
-        for k, v in usage.items():
-            if isinstance(v, int | float):
-                self._usage[k] = self._usage.get(k, 0) + v
+        add_numbers(self._usage, usage)
         return list(rows)
 
     async def close(self) -> None:

@@ -15,7 +15,7 @@ import asyncio
 from typing import TYPE_CHECKING, Any
 
 from prism_review.llm.errors import ConfigError
-from prism_review.pipelines.engines import Engine
+from prism_review.pipelines.engines import Engine, UnitWorker, add_numbers
 
 if TYPE_CHECKING:
     from prism_review.dimensions.base import Dimension, ResultRow, WorkUnit
@@ -35,29 +35,14 @@ def _ray() -> Any:
     return ray
 
 
-class _Worker:
-    """A Ray actor: one judge, one memo store; evaluates the units the driver sends."""
+class _Worker(UnitWorker):
+    """A Ray actor: one judge, one memo store, every worker's calls under the shared limits."""
 
     def __init__(self, opts_json: str, limiter: Any) -> None:
-        from prism_review.pipelines.memo import MemoStore
-        from prism_review.pipelines.runner import EvalOptions, build_judge
-
-        opts = EvalOptions.model_validate_json(opts_json)
-        self.judge = build_judge(opts)
-        calls = getattr(self.judge, "calls", None)
-        if limiter is not None and calls is not None:
-            calls.limiter_factory = lambda rpm, tpm, tag: RemoteLimiter(limiter, tag)
-        from prism_review.pipelines.runner import run_settings
-
-        self.settings = run_settings(opts)
-        self.memo = MemoStore(opts.out / "memo")
-
-    async def evaluate(self, dimension: str, unit: WorkUnit) -> tuple[list[ResultRow], dict[str, Any]]:
-        from prism_review.dimensions.base import RunContext, get_dimension
-
-        ctx = RunContext(self.judge, settings=self.settings, memo_store=self.memo)
-        rows = await get_dimension(dimension).evaluate(unit, ctx)
-        return rows, ctx.usage.model_dump()
+        factory = None
+        if limiter is not None:
+            factory = lambda rpm, tpm, tag: RemoteLimiter(limiter, tag)  # noqa: E731
+        super().__init__(opts_json, factory)
 
     def stats(self) -> dict[str, Any]:
         stats = getattr(self.judge, "stats", None)
@@ -172,9 +157,7 @@ class RayEngine(Engine):
             raise _cause(exc) from exc
         finally:
             self._idle.put_nowait(actor)
-        for k, v in usage.items():
-            if isinstance(v, int | float):
-                self._usage[k] = self._usage.get(k, 0) + v
+        add_numbers(self._usage, usage)
         return list(rows)
 
     async def close(self) -> None:
@@ -184,9 +167,7 @@ class RayEngine(Engine):
         try:
             stats = await asyncio.gather(*(a.stats.remote() for a in self._actors))
             for s in stats:
-                for k, v in s.items():
-                    if isinstance(v, int | float) and not isinstance(v, bool):
-                        self._stats[k] = self._stats.get(k, 0) + v
+                add_numbers(self._stats, s)
             await asyncio.gather(*(a.aclose.remote() for a in self._actors))
         finally:
             for a in self._actors:

@@ -28,6 +28,7 @@ from typing import Any
 from prism_review.judge.fence import fenced_blocks
 from prism_review.judge.flaws.taxonomy import ALL_LABELS
 from prism_review.llm.parse import schema_name
+from prism_review.testing.step_responder import Responder, step_responder
 
 KEYWORDS = (
     "baseline", "ablation", "dataset", "experiment", "theor", "proof", "assumption", "novel",
@@ -118,16 +119,6 @@ STEPS: dict[str, Callable[[str], dict[str, Any]]] = {
 }
 
 
-def responder(fallback: Callable[[dict[str, Any]], Any]) -> Callable[[dict[str, Any]], Any]:
+def responder(fallback: Responder) -> Responder:
     """A responder for :meth:`LLMServer.set_responder`: the flaw steps decided as above."""
-
-    def answer(body: dict[str, Any]) -> Any:
-        step = ((body.get("response_format") or {}).get("json_schema") or {}).get("name")
-        fn = STEPS.get(step or "")
-        if fn is None:
-            return fallback(body)
-        # the request's material is in its first user message (a re-ask appends its own)
-        user = next((m["content"] for m in body.get("messages", []) if m.get("role") == "user"), "")
-        return fn(user if isinstance(user, str) else "")
-
-    return answer
+    return step_responder(STEPS, fallback)
