@@ -90,3 +90,20 @@ def test_ray_engine_equals_local_unit_for_unit(tmp_path: Path) -> None:
     again = _evaluate("--data", str(data), "--engine", "ray", "--out", str(tmp_path / "ray"))
     assert "12 resumed" in again.output, again.output
     assert _metrics(tmp_path / "ray") == _metrics(tmp_path / "local")
+
+
+def test_ray_run_with_an_llm_judge_prints_the_workers_calls(llm_server, tmp_path: Path, monkeypatch) -> None:
+    """The end-of-run line counts the calls the Ray workers made (the driver's own judge makes
+    none, so it printed '0 model calls, ... 0 tokens' for a run that spent thousands)."""
+    pytest.importorskip("ray")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-loopback")
+    out = tmp_path / "ray"
+    res = CliRunner().invoke(app, [
+        "evaluate", "--judge", f"openai-compatible/test-model@{llm_server.base_url}",
+        "--dimension", "depth", "--limit", "1", "--engine", "ray", "--no-cache",
+        "--no-report", "--out", str(out),
+    ])  # fmt: skip
+    assert res.exit_code == 0, res.output
+    calls = json.loads((out / "manifest.json").read_text())["totals"]["judge_stats"]["calls"]
+    assert calls > 0
+    assert f"{calls} model calls" in res.output

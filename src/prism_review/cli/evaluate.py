@@ -303,8 +303,12 @@ def evaluate(
         console.print(f"wrote {', '.join(files)} in {result.out}/")
     else:  # every unit failed (or there was nothing to do): no results, so no tables to write
         console.print(f"[yellow]no results yet[/]: no unit finished, so no summary or report in {result.out}/")
-    stats = getattr(the_judge, "stats", None)
-    if stats is not None:  # LLM judges only
+    if getattr(the_judge, "stats", None) is not None:  # LLM judges only
+        # the run's totals, not this process's judge: under --engine ray the calls are the workers'
+        from prism_review.llm.calls import JudgeStats
+
+        totals = result.manifest.get("totals", {}).get("judge_stats")
+        stats = JudgeStats.from_dict(totals) if totals else the_judge.stats  # type: ignore[attr-defined]
         console.print(stats.summary())
     unused = the_judge.unused_step_settings() if hasattr(the_judge, "unused_step_settings") else []
     if unused and result.units_done > result.units_skipped:  # steps ran, yet these never applied

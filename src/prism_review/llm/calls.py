@@ -68,6 +68,13 @@ class JudgeStats:
         own = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "usage"}
         return {**self.usage.model_dump(), **own}
 
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> JudgeStats:
+        """The stats :meth:`as_dict` wrote (a run's ``judge_stats``, summed over its workers)."""
+        own = {f.name: d[f.name] for f in fields(cls) if f.name != "usage" and f.name in d}
+        usage = Usage.model_validate({k: d[k] for k in Usage.model_fields if k in d})
+        return cls(usage=usage, **own)
+
     def summary(self) -> str:
         """One line for the end of a run, e.g. ``0 model calls, 12 cache hits (100%), ...``."""
         u = self.usage
