@@ -15,36 +15,6 @@ if TYPE_CHECKING:
 ENGINES = ("local", "ray")
 
 
-class UnitWorker:
-    """What a worker elsewhere holds (a Ray actor, a ``--workers`` process): the run's judge,
-    settings and memo store, built once from the run's options, and whole units evaluated with
-    them. ``limiter_factory``, when given, replaces the LLM judge's rate limiters (Ray shares
-    one across workers)."""
-
-    def __init__(self, opts_json: str, limiter_factory: Any = None) -> None:
-        from prism_review.pipelines.memo import MemoStore
-        from prism_review.pipelines.run_config import EvalOptions, run_settings
-        from prism_review.pipelines.runner import build_judge
-
-        opts = EvalOptions.model_validate_json(opts_json)
-        self.judge = build_judge(opts)
-        calls = getattr(self.judge, "calls", None)
-        if limiter_factory is not None and calls is not None:
-            calls.limiter_factory = limiter_factory
-        self.settings = run_settings(opts)
-        self.memo = MemoStore(opts.out / "memo")
-
-    async def evaluate(
-        self, dimension: str, unit: WorkUnit
-    ) -> tuple[list[ResultRow], dict[str, Any]]:
-        """The unit's rows and the token usage they cost (returned to the driver, which sums it)."""
-        from prism_review.dimensions.base import RunContext, get_dimension
-
-        ctx = RunContext(self.judge, settings=self.settings, memo_store=self.memo)
-        rows = await get_dimension(dimension).evaluate(unit, ctx)
-        return rows, ctx.usage.model_dump()
-
-
 def add_numbers(total: dict[str, Any], part: dict[str, Any]) -> None:
     """Add ``part``'s numeric values into ``total`` (usage and call totals from workers)."""
     for k, v in part.items():

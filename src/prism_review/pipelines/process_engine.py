@@ -21,7 +21,8 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import TYPE_CHECKING, Any
 
-from prism_review.pipelines.engines import Engine, UnitWorker, add_numbers
+from prism_review.pipelines.engines import Engine, add_numbers
+from prism_review.pipelines.unit_worker import UnitWorker
 
 if TYPE_CHECKING:
     from prism_review.dimensions.base import Dimension, ResultRow, WorkUnit

@@ -15,7 +15,8 @@ import asyncio
 from typing import TYPE_CHECKING, Any
 
 from prism_review.llm.errors import ConfigError
-from prism_review.pipelines.engines import Engine, UnitWorker, add_numbers
+from prism_review.pipelines.engines import Engine, add_numbers
+from prism_review.pipelines.unit_worker import UnitWorker
 
 if TYPE_CHECKING:
     from prism_review.dimensions.base import Dimension, ResultRow, WorkUnit
