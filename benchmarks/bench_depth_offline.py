@@ -2,8 +2,9 @@
 
 Each review goes through the whole DoA dimension as `prism evaluate` runs it (segment →
 classify → ground → metrics) with the offline judge, one review at a time. The models are
-loaded before timing (load time is printed apart); the encoder's per-sentence cache is
-emptied before every timed pass, so no sentence vector is reused from an earlier pass.
+loaded before timing (load time is printed apart); the encoder's per-sentence cache and the
+grounding model's per-text caches are emptied before every timed pass, so nothing computed in
+an earlier pass is reused.
 
     .venv/bin/python benchmarks/bench_depth_offline.py [--repeat 3] [--file DISAPERE.jsonl]
 """
@@ -24,6 +25,11 @@ from prism_review.judge.depth.encoder import load_encoder
 from prism_review.judge.depth.model import load_model
 from prism_review.records import Paper, Review, Section
 from prism_review.shared_folder import DATA
+
+try:
+    from prism_review.judge.sentiment import polarity as _polarity
+except ImportError:  # code from before the shared VADER memo
+    _polarity = None
 
 
 async def _pass(units: list, dim, judge: OfflineJudge) -> int:  # type: ignore[no-untyped-def]
@@ -52,7 +58,7 @@ def main() -> None:
         )
         units.extend(dim.work_units(paper, {"human": [review]}, ["human"]))
     t0 = time.perf_counter()
-    load_model()
+    model = load_model()
     enc = load_encoder()
     print(
         f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; "
@@ -62,6 +68,10 @@ def main() -> None:
     times = []
     for _ in range(args.repeat):
         enc.clear_cache()
+        # the grounding model's per-text memos (sparse vectors, VADER, score rows)
+        getattr(model, "clear_cache", model._cache.clear)()
+        if _polarity is not None:  # the VADER memo shared with constructiveness
+            _polarity.cache_clear()
         t0 = time.perf_counter()
         rows = asyncio.run(_pass(units, dim, judge))
         times.append(time.perf_counter() - t0)

@@ -83,21 +83,35 @@ _ADDRESSED = re.compile(
 _LINE = re.compile(r"[^\n\u2028\u2029]+")
 
 
+#: the characters :func:`_folded` may change (everything else is copied as is)
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+
+
 def _folded(text: str) -> tuple[str, list[int]]:
     """The text with format characters (zero-width joiners, bidi marks, tag characters) dropped
-    and compatibility forms folded (NFKC), and for each of its characters the original index."""
+    and compatibility forms folded (NFKC), and for each of its characters the original index.
+
+    ASCII runs are copied whole; only the non-ASCII characters are looked at one by one."""
+    if text.isascii():
+        return text, list(range(len(text)))
     out: list[str] = []
     index: list[int] = []
-    for i, c in enumerate(text):
-        if c.isascii():
-            out.append(c)
-            index.append(i)
-            continue
+    pos = 0
+    for m in _NON_ASCII.finditer(text):
+        i = m.start()
+        if i > pos:
+            out.append(text[pos:i])
+            index.extend(range(pos, i))
+        pos = i + 1
+        c = m.group()
         if unicodedata.category(c) == "Cf":
             continue
-        for f in unicodedata.normalize("NFKC", c):
-            out.append(f)
-            index.append(i)
+        f = unicodedata.normalize("NFKC", c)
+        out.append(f)
+        index.extend([i] * len(f))
+    if pos < len(text):
+        out.append(text[pos:])
+        index.extend(range(pos, len(text)))
     return "".join(out), index
 
 

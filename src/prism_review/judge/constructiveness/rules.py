@@ -13,8 +13,8 @@
 from __future__ import annotations
 
 import re
-from functools import lru_cache
-from typing import Any
+
+from prism_review.judge.sentiment import polarity
 
 _SUGGEST = re.compile(
     r"\b(should|could|must|need(s)? to|have to|ought to|suggest\w*|recommend\w*|encourage\w*|"
@@ -84,20 +84,13 @@ def solution_level(text: str) -> int:
     return 0
 
 
-@lru_cache(maxsize=1)
-def _vader() -> Any:
-    from vaderSentiment.vaderSentiment import SentimentIntensityAnalyzer
-
-    return SentimentIntensityAnalyzer()
-
-
 def tone_level(text: str) -> int:
     """D5: 0 hostile/dismissive, 2 courteous or encouraging, 1 neutral-factual."""
     if _HOSTILE.search(text):
         return 0
     if _POLITE.search(text):  # courteous wording decides; no need for the sentiment score
         return 2
-    return 2 if float(_vader().polarity_scores(text)["compound"]) >= 0.6 else 1
+    return 2 if float(polarity(text)[0]) >= 0.6 else 1
 
 
 def cue_type(text: str) -> str | None:

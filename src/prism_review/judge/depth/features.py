@@ -109,8 +109,8 @@ def hand_features(text: str, index: int, count: int) -> list[float]:
     feats = [1.0 if rx.search(text) else 0.0 for _, rx in _CUES]
     n = max(count, 1)
     rel = index / (n - 1) if n > 1 else 0.0
-    letters = [c for c in text if c.isalpha()]
-    upper = sum(c.isupper() for c in letters) / len(letters) if letters else 0.0
+    n_letters = sum(map(str.isalpha, text))
+    upper = sum(map(str.isupper, filter(str.isalpha, text))) / n_letters if n_letters else 0.0
     nwords = len(text.split())
     feats += [
         rel,
@@ -182,6 +182,9 @@ def section_features(texts: Sequence[str], index: int) -> list[float]:
 SECTION_NAMES = [f"section_{k}" for k in SECTION_KINDS] + ["section_opens", "section_dist"]
 
 
+_NEXT_BECAUSE = re.compile(r"\b(?:because|since|for example|e\.g\.)", re.I)
+
+
 def context_hand(texts: Sequence[str], index: int) -> list[float]:
     """Hand features of the unit, its section and a few of its neighbours' cues."""
     n = len(texts)
@@ -191,7 +194,7 @@ def context_hand(texts: Sequence[str], index: int) -> list[float]:
     extra = [
         1.0 if prev.rstrip().endswith(":") else 0.0,
         1.0 if nxt.lstrip().startswith(("-", "*", "•")) else 0.0,
-        1.0 if re.search(r"\b(?:because|since|for example|e\.g\.)", nxt, re.I) else 0.0,
+        1.0 if _NEXT_BECAUSE.search(nxt) else 0.0,
     ]
     return own + extra
 

@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from prism_review.judge.depth.features import CHAR_NGRAMS, _tokens, context_hand
+from prism_review.judge.sentiment import polarity
 
 MODEL_DIR = "resources/models/depth"
 META_FILE = "model.json"
@@ -39,17 +40,10 @@ WEIGHTS_FILE = "weights.npz"
 HEADS = ("argumentative", "role", "aspect", "grounding")
 
 
-@lru_cache(maxsize=1)
-def _vader() -> Any:
-    from vaderSentiment.vaderSentiment import SentimentIntensityAnalyzer
-
-    return SentimentIntensityAnalyzer()
-
-
 def sentiment_features(text: str) -> list[float]:
     """VADER intensity (|compound|, pos, neg, neu): evaluative sentences carry polarity."""
-    s = _vader().polarity_scores(text)
-    return [abs(s["compound"]), s["pos"], s["neg"], s["neu"]]
+    compound, pos, neg, neu = polarity(text)
+    return [abs(compound), pos, neg, neu]
 
 
 @lru_cache(maxsize=200_000)
@@ -75,6 +69,10 @@ def fast_unit_terms(text: str) -> list[str]:
 @lru_cache(maxsize=4096)
 def _sublinear_tf(count: int) -> float:
     return 1.0 + math.log(count)
+
+
+#: ``_sublinear_tf`` of 0 … 1023 (entry 0 unused), the same math.log values gathered by numpy
+_TF_TABLE = np.asarray([0.0] + [1.0 + math.log(c) for c in range(1, 1024)], dtype=np.float64)
 
 
 def dense_features(texts: Sequence[str], index: int) -> list[float]:
@@ -140,6 +138,8 @@ class DepthModel:
         self._w_dense = np.concatenate(dense, axis=0)  # (K, nd)
         self._b = np.concatenate([self.heads[h].intercept for h in HEADS])
         self._cache: dict[str, tuple[np.ndarray, np.ndarray, list[float]]] = {}
+        self._tok_index: dict[str, tuple[int, tuple[int, ...]]] = {}
+        self._alone: dict[str, np.ndarray] = {}
         self._slices: dict[str, slice] = {}
         k = 0
         for h in HEADS:
@@ -158,19 +158,44 @@ class DepthModel:
             self._cache[text] = hit
         return hit
 
+    def _token_index(self, tok: str) -> tuple[int, tuple[int, ...]]:
+        """Vocabulary index of the token's word term (-1: unknown) and of its known character
+        n-grams in :func:`_token_char_terms` order, memoised per token."""
+        hit = self._tok_index.get(tok)
+        if hit is None:
+            if len(self._tok_index) > 200_000:
+                self._tok_index.clear()
+            get = self.vocab.get
+            chars = tuple(j for j in map(get, _token_char_terms(tok)) if j is not None)
+            hit = (get("w:" + tok, -1), chars)
+            self._tok_index[tok] = hit
+        return hit
+
     def sparse_vector(self, text: str) -> tuple[np.ndarray, np.ndarray]:
-        """Indices and l2-normalised sublinear TF-IDF values of ``text``'s known terms."""
-        counts = Counter(fast_unit_terms(text))
-        found = [
-            (j, c) for j, c in zip(map(self.vocab.get, counts), counts.values(), strict=True)
-            if j is not None
-        ]
-        idx = [j for j, _ in found]
-        tf = [_sublinear_tf(c) for _, c in found]
-        ia = np.asarray(idx, dtype=np.int64)
+        """Indices and l2-normalised sublinear TF-IDF values of ``text``'s known terms.
+
+        The terms of :func:`fast_unit_terms` are mapped to vocabulary indices token by token
+        (memoised) and counted as indices: a term and its index are one to one, so the known
+        terms come out in the same first-occurrence order with the same counts as counting
+        the term strings, and the float64 products and norm are the same operations."""
+        toks = _tokens(text)
+        info = [self._token_index(t) for t in toks]
+        get = self.vocab.get
+        seq = [u for u, _ in info]
+        seq.extend(get("w:" + a + " " + b, -1) for a, b in zip(toks, toks[1:], strict=False))
+        for _, chars in info:
+            seq.extend(chars)
+        counts = Counter(seq)
+        counts.pop(-1, None)
+        ia = np.fromiter(counts.keys(), dtype=np.int64, count=len(counts))
+        c = np.fromiter(counts.values(), dtype=np.int64, count=len(counts))
+        if len(c) and c.max() >= len(_TF_TABLE):
+            tf = np.asarray([_sublinear_tf(int(x)) for x in c], dtype=np.float64)
+        else:
+            tf = _TF_TABLE[c]
         # elementwise float64 products, exactly the per-term (1 + log c) · idf of before
-        v = np.asarray(tf, dtype=np.float64) * self.idf[ia]
-        if idx:
+        v = tf * self.idf[ia]
+        if len(ia):
             v = v / np.linalg.norm(v)
         return ia, v
 
@@ -199,6 +224,34 @@ class DepthModel:
             total[1:] += self.context_weight * as_prev[:-1]
             total[:-1] += self.context_weight * as_next[1:]
         return {h: total[:, sl] for h, sl in self._slices.items()}
+
+    def _score_alone(self, text: str) -> np.ndarray:
+        """Every head's decision scores of ``text`` scored as a call of its own, i.e. the one
+        row of ``scores([text])``, by the same operations in the same order (memoised: with
+        no neighbours the row is a function of the text alone)."""
+        hit = self._alone.get(text)
+        if hit is None:
+            if len(self._alone) > 50_000:
+                self._alone.clear()
+            idx, v, senti = self._cached(text)
+            dense = np.asarray(context_hand((text,), 0) + senti) * self.dense_scale
+            hit = self._w_dense @ dense + self._b
+            if len(idx):
+                hit = hit + (v @ self._w_sparse[idx])[: len(self._b)]
+            self._alone[text] = hit
+        return hit
+
+    def scores_alone(self, texts: Sequence[str]) -> dict[str, np.ndarray]:
+        """Decision scores per head, each (m, k), of each text scored on its own (no context):
+        row i equals ``scores([texts[i]])`` (the ground step's per-premise call), all at once."""
+        k = len(self._b)
+        total = np.vstack([self._score_alone(t) for t in texts]) if texts else np.zeros((0, k))
+        return {h: total[:, sl] for h, sl in self._slices.items()}
+
+    def clear_cache(self) -> None:
+        """Forget every per-text result (benchmarks time cold passes with it)."""
+        self._cache.clear()
+        self._alone.clear()
 
     def predict(self, head: str, scores: np.ndarray) -> list[str]:
         """Labels of ``head`` from its scores (binary heads use the tuned threshold)."""

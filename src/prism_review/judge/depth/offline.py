@@ -189,8 +189,11 @@ def classify(units: list[Unit]) -> ClassifyOutput:
 def ground(premises: list[Unit]) -> GroundOutput:
     """Grounding 0/1/2 of each premise, judged on its own text."""
     model = load_model()
-    out = []
-    for u in premises:
-        label = model.predict("grounding", model.scores([u.text])["grounding"])[0]
-        out.append(GroundItem(index=u.index, premise=u.text, grounding_score=int(label)))
-    return GroundOutput(grounding_results=out)
+    # each premise is scored as a call of its own (no neighbours), all in one call
+    labels = model.predict("grounding", model.scores_alone([u.text for u in premises])["grounding"])
+    return GroundOutput(
+        grounding_results=[
+            GroundItem(index=u.index, premise=u.text, grounding_score=int(label))
+            for u, label in zip(premises, labels, strict=True)
+        ]
+    )
