@@ -49,7 +49,11 @@ def lexical_rows(lin: Any, texts: list[str]) -> Any:
     vecs = [lin._cached(t)[:2] for t in texts]
     rows, cols, vals = [], [], []
     for i in range(len(texts)):
-        for block, j, w in ((0, i, 1.0), (1, i - 1, NEIGHBOUR_WEIGHT), (2, i + 1, NEIGHBOUR_WEIGHT)):
+        for block, j, w in (
+            (0, i, 1.0),
+            (1, i - 1, NEIGHBOUR_WEIGHT),
+            (2, i + 1, NEIGHBOUR_WEIGHT),
+        ):
             if 0 <= j < len(texts):
                 idx, v = vecs[j]
                 rows.extend([i] * len(idx))
@@ -77,7 +81,10 @@ def build(enc: Any, lin: Any, reviews: list[D.LabelledReview]) -> dict[str, Any]
     """Encoder features, lexical rows, labels and review groups of ``reviews``."""
     from scipy import sparse
 
-    xe, xl, y, g = [], [], [], []
+    xe: list[np.ndarray] = []
+    xl: list[Any] = []
+    y: list[int] = []
+    g: list[int] = []
     for k, r in enumerate(reviews):
         xe.append(contextualise_stacked(enc.vectors(r.texts), enc._stacked))
         xl.append(lexical_rows(lin, r.texts))
@@ -149,6 +156,11 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--c-encoder", default="0.03,0.1,0.3")
     ap.add_argument("--c-stack", default="0.1,0.3,1,3")
     ap.add_argument("--report", type=Path, default=None)
+    ap.add_argument(
+        "--dev-every-c",
+        action="store_true",
+        help="also report dev at every --c-stack value (sensitivity; the choice stays CV's)",
+    )
     a = ap.parse_args(argv)
     t0 = time.time()
     enc = read_encoder(a.encoder)
@@ -202,6 +214,11 @@ def main(argv: list[str] | None = None) -> None:
         m = fit(stack_x(tr, lt, with_lex), tr["y"], c)
         pred = m.predict(stack_x(dv, ld, with_lex))
         report["dev"][name] = {"C": c, **scores(dv["y"], pred, dv["g"])}
+        if a.dev_every_c:
+            for c2 in map(float, a.c_stack.split(",")):
+                m2 = fit(stack_x(tr, lt, with_lex), tr["y"], c2)
+                sc = scores(dv["y"], m2.predict(stack_x(dv, ld, with_lex)), dv["g"])
+                report["dev"][f"{name} C={c2}"] = sc
         if name == "stack":
             nnz = int((np.abs(m.coef_) > 1e-6).any(axis=0).sum())
             report["stack.nonzero_columns"] = nnz
