@@ -148,3 +148,13 @@ async def test_a_group_reply_that_leaves_a_paper_out_falls_back_to_that_papers_c
     assert all(v is None for r in unscored for v in r.metrics.values())
     ok = {r.unit_key for r in unscored}
     assert [v for v in _view(eco) if v[0] not in ok] == [v for v in _view(ref) if v[0] not in ok]
+
+
+def test_papers_without_reviews_do_not_pile_up_in_a_group():
+    """A run whose papers have no review to judge (e.g. ``--systems`` without them) keeps
+    streaming: a group takes at most MAX_GROUP_REVIEWS papers, reviewed or not."""
+    from prism_review.dimensions.base import get_dimension
+
+    dim = get_dimension("constructiveness")
+    assert dim.joins_group([[]] * (MAX_GROUP_REVIEWS - 1), [])
+    assert not dim.joins_group([[]] * MAX_GROUP_REVIEWS, [])

@@ -123,7 +123,11 @@ class ConstructivenessDimension(Dimension):
 
     def joins_group(self, group: list[list[WorkUnit]], units: list[WorkUnit]) -> bool:
         """Whole papers while the call stays within MAX_GROUP_REVIEWS non-empty reviews and
-        the reply budget (the reviews' adaptive output budgets, as ``arc_batch`` sums them)."""
+        the reply budget (the reviews' adaptive output budgets, as ``arc_batch`` sums them), and
+        the group within MAX_GROUP_REVIEWS papers (papers without a review to judge never hold
+        the runner's stream back for long)."""
+        if len(group) >= MAX_GROUP_REVIEWS:
+            return False
         texts = [t for u in [*(x for g in group for x in g), *units]
                  if (t := review_text(u.reviews[0], "constructiveness")).strip()]
         return (len(texts) <= MAX_GROUP_REVIEWS
