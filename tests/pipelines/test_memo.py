@@ -1,5 +1,7 @@
 import asyncio
 
+import pytest
+
 from prism_review.pipelines.memo import MemoStore
 
 
@@ -18,3 +20,33 @@ async def test_memo_computes_once_and_persists(tmp_path):
     fresh = MemoStore(tmp_path / "memo")  # a resumed run
     assert await fresh.get_or_compute("k", fn) == {"pool": [1, 2, 3]}
     assert calls == 1
+
+
+async def test_two_stores_on_one_folder_compute_a_key_once(tmp_path):
+    """The actors of ``--engine ray`` each hold a store on the run's memo folder: a key asked by
+    two of them at the same time (a group call shared by units on two workers) is computed once."""
+    calls = 0
+
+    async def fn():
+        nonlocal calls
+        calls += 1
+        await asyncio.sleep(0.1)
+        return {"call": calls}
+
+    a, b = MemoStore(tmp_path / "memo"), MemoStore(tmp_path / "memo")
+    got = await asyncio.gather(a.get_or_compute("k", fn), b.get_or_compute("k", fn))
+    assert got == [{"call": 1}, {"call": 1}] and calls == 1
+
+
+async def test_a_failed_compute_releases_the_lock(tmp_path):
+    store = MemoStore(tmp_path / "memo")
+
+    async def boom():
+        raise RuntimeError("deferred")
+
+    async def ok():
+        return 1
+
+    with pytest.raises(RuntimeError):
+        await store.get_or_compute("k", boom)
+    assert await asyncio.wait_for(MemoStore(tmp_path / "memo").get_or_compute("k", ok), 2) == 1

@@ -156,6 +156,20 @@ class Dimension(ABC):
     async def evaluate(self, unit: WorkUnit, ctx: RunContext) -> list[ResultRow]:
         """Judge one unit and return its rows (never raise for bad model output: mark unscored)."""
 
+    # -- calls spanning consecutive papers (pipelines/grouping.py) ------------------------------
+    #: True: the runner packs consecutive papers into groups for this dimension
+    packs_papers: ClassVar[bool] = False
+
+    def joins_group(self, group: list[list[WorkUnit]], units: list[WorkUnit]) -> bool:
+        """Whether the next paper's ``units`` join the open ``group`` (each earlier paper's
+        units, in run order). Only asked when ``packs_papers``; a paper is never split."""
+        return False
+
+    def seal_group(self, group: list[list[WorkUnit]]) -> None:
+        """A closed group's papers' units (in run order), before any is evaluated: record in
+        their ``extra`` what they share. Deterministic in the units alone."""
+        return None
+
     def per_review_units(
         self, paper: Paper, reviews: dict[str, list[Review]], systems: list[str]
     ) -> Iterable[WorkUnit]:

@@ -1,9 +1,11 @@
 """Multi-dimensional Constructiveness as a ``prism evaluate`` dimension (prism-reference §7).
 
 One work unit per review (each human review separately, each LLM system's review). The unit runs
-the ARC step once (under the economical protocol with an LLM judge, the paper's reviews share one
-``constructiveness.arc_batch`` call, made once per paper through the run memo, its answer split
-back per review) and yields one row: metrics ``mcs`` (headline), ``ar``, ``sd``, ``cd``,
+the ARC step once (under the economical protocol with an LLM judge, the reviews of a group of
+consecutive papers share one ``constructiveness.arc_batch`` call, made once through the run memo,
+its answer split back per review; groups are whole papers, at most ``MAX_GROUP_REVIEWS`` reviews
+within the reply budget, sealed by the runner (``pipelines/grouping.py``); a paper the group's
+reply left wholly unscored gets its own call) and yields one row: metrics ``mcs`` (headline), ``ar``, ``sd``, ``cd``,
 ``d1``…``d5``, the counts per comment type, and ``verbatim_rate`` (share of anchor quotes found
 verbatim in the review; the original never checked them). ``extracted["arcs"]`` holds the ARCs
 with an ``anchor_verbatim`` flag, so metrics can be recomputed from the results log
@@ -18,6 +20,7 @@ with an ``anchor_verbatim`` flag, so metrics can be recomputed from the results 
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Iterable
 from typing import Any, ClassVar
 
@@ -31,8 +34,17 @@ from prism_review.dimensions.base import (
 )
 from prism_review.judge.base import Usage
 from prism_review.judge.constructiveness.arc import ARCInput, ARCOutput, ARCStep, anchor_is_verbatim
-from prism_review.judge.constructiveness.arc_batch import ARCBatchInput, ARCBatchStep, BatchReview
-from prism_review.metrics.constructiveness import COUNT_KEYS, compute_review_metrics
+from prism_review.judge.constructiveness.arc_batch import (
+    MAX_REPLY_TOKENS,
+    ARCBatchInput,
+    ARCBatchStep,
+    BatchReview,
+)
+from prism_review.metrics.constructiveness import (
+    COUNT_KEYS,
+    adaptive_max_tokens,
+    compute_review_metrics,
+)
 from prism_review.pipelines.protocol import is_economical
 from prism_review.records import Paper, Review
 from prism_review.systems.text import review_text
@@ -54,6 +66,8 @@ KEY_MAP: dict[str, str] = {
 }
 METRIC_KEYS: tuple[str, ...] = (*KEY_MAP.values(), "verbatim_rate")
 STEP = ARCStep()
+#: economical protocol: non-empty reviews per cross-paper call at most (whole papers only)
+MAX_GROUP_REVIEWS = 12
 BATCH_STEP = ARCBatchStep()
 
 
@@ -95,15 +109,35 @@ class ConstructivenessDimension(Dimension):
     #: the metrics ``prism compare`` tests as one Holm family (the reference's nine)
     compare_metrics: ClassVar[list[str]] = ["mcs", "ar", "sd", "cd", "d1", "d2", "d3", "d4", "d5"]
 
+    #: economical protocol: consecutive papers' reviews share one call (pipelines/grouping.py)
+    packs_papers: ClassVar[bool] = True
+
     def work_units(
         self, paper: Paper, reviews: dict[str, list[Review]], systems: list[str]
     ) -> Iterable[WorkUnit]:
         units = list(self.per_review_units(paper, reviews, systems))
-        # the paper's reviews under evaluation: the economical protocol judges them in one call
-        siblings = [(u.system, u.reviews[0]) for u in units]
+        # the reviews judged in one economical call: the paper's own until a group is sealed
         for u in units:
-            u.extra["paper_reviews"] = siblings
+            u.extra["group_reviews"] = _members(units)
         return units
+
+    def joins_group(self, group: list[list[WorkUnit]], units: list[WorkUnit]) -> bool:
+        """Whole papers while the call stays within MAX_GROUP_REVIEWS non-empty reviews and
+        the reply budget (the reviews' adaptive output budgets, as ``arc_batch`` sums them), and
+        the group within MAX_GROUP_REVIEWS papers (papers without a review to judge never hold
+        the runner's stream back for long)."""
+        if len(group) >= MAX_GROUP_REVIEWS:
+            return False
+        texts = [t for u in [*(x for g in group for x in g), *units]
+                 if (t := review_text(u.reviews[0], "constructiveness")).strip()]
+        return (len(texts) <= MAX_GROUP_REVIEWS
+                and sum(adaptive_max_tokens(len(t)) for t in texts) <= MAX_REPLY_TOKENS)
+
+    def seal_group(self, group: list[list[WorkUnit]]) -> None:
+        members = _members([u for g in group for u in g])
+        for units in group:
+            for u in units:
+                u.extra["group_reviews"] = members
 
     async def evaluate(self, unit: WorkUnit, ctx: RunContext) -> list[ResultRow]:
         review = unit.reviews[0]
@@ -114,9 +148,9 @@ class ConstructivenessDimension(Dimension):
             row.metrics = metrics_from_arcs([])
             row.extracted = {"arcs": [], "status": "empty_input"}
             return [row]
-        batch = self._batch(unit, ctx) if is_economical(ctx) else []
-        if len(batch) > 1:
-            out, error, raw = await self._from_batch(unit, ctx, batch, usage)
+        done = await self._economical(unit, ctx, usage) if is_economical(ctx) else None
+        if done is not None:
+            out, error, raw = done
         else:
             res = await ctx.run(
                 STEP, ARCInput(review_text=text, reviewer_id=review.reviewer_id, compat=ctx.compat)
@@ -144,23 +178,31 @@ class ConstructivenessDimension(Dimension):
         row.metrics = metrics_from_arcs(scored)
         return [row]
 
-    # -- economical protocol: the reviews of one paper in one call -----------------------------
-    @staticmethod
-    def _batch(unit: WorkUnit, ctx: RunContext) -> list[tuple[str, str, str]]:
-        """``(batch id, system/reviewer key, text)`` of the paper's non-empty reviews."""
-        items = []
-        for system, rev in unit.extra.get("paper_reviews") or []:
-            text = review_text(rev, "constructiveness", compat=ctx.compat)
-            if text.strip():
-                items.append((f"{system}/{rev.reviewer_id}", text))
-        return [(f"R{i}", key, text) for i, (key, text) in enumerate(sorted(items), start=1)]
+    # -- economical protocol: the reviews of a group of papers in one call ---------------------
+    async def _economical(self, unit: WorkUnit, ctx: RunContext,
+                          usage: Usage) -> tuple[ARCOutput | None, str | None, Any] | None:
+        """This unit's ARCs from its group's one call, or from its paper's own call when the
+        group's reply scored none of the paper's reviews (an unusable reply, or one that left
+        the paper out, never silences a paper); None: a paper with one review alone (the
+        single-review step)."""
+        members = unit.extra.get("group_reviews") or []
+        group = _batch(members, ctx)
+        paper = _batch([m for m in members if m[:2] == (unit.venue, unit.paper_id)], ctx)
+        own = _key(unit.venue, unit.paper_id, unit.system, unit.reviews[0].reviewer_id)
+        if len(group) > len(paper):
+            done = await self._call(ctx, group)
+            if any(k in done["arcs"] for _, k, _ in paper):
+                return _take(done, own, usage)
+        if len(paper) > 1:
+            return _take(await self._call(ctx, paper), own, usage)
+        return None
 
-    async def _from_batch(self, unit: WorkUnit, ctx: RunContext, batch: list[tuple[str, str, str]],
-                          usage: Usage) -> tuple[ARCOutput | None, str | None, Any]:
-        """This unit's ARCs from the paper's one batch call (made once, kept in the run memo).
-        The call's usage goes on the row of the batch's first review, so row usages still sum
-        to what the run spent."""
-        ids = hashlib.sha256("\n".join(k for _, k, _ in batch).encode()).hexdigest()[:12]
+    @staticmethod
+    async def _call(ctx: RunContext, batch: list[tuple[str, str, str]]) -> dict[str, Any]:
+        """One ``arc_batch`` call for ``batch``, made once per run through the memo; the key is
+        the digest of the call's content (ids, review keys, texts), so a resumed run, or another
+        unit of the group, reuses a finished call."""
+        digest = hashlib.sha256(json.dumps(batch, ensure_ascii=False).encode()).hexdigest()[:24]
 
         async def compute() -> dict[str, Any]:
             inp = ARCBatchInput(reviews=[BatchReview(review_id=b, review_text=t) for b, _, t in batch])
@@ -172,10 +214,38 @@ class ConstructivenessDimension(Dimension):
             return {"arcs": {key: [a.model_dump() for a in got[b].atomic_comments] for b, key, _ in batch if b in got},
                     "error": res.error, "usage": res.usage.model_dump(), "first": batch[0][1]}
 
-        done = await ctx.memo(f"constructiveness/batch/{unit.venue}/{unit.paper_id}/{ids}", compute)
-        own = f"{unit.system}/{unit.reviews[0].reviewer_id}"
-        if own == done["first"]:
-            usage.add(Usage(**done["usage"]))
-        if own not in done["arcs"]:
-            return None, done["error"] or "no entry for this review in the batch reply after the re-ask", None
-        return ARCOutput.model_validate({"atomic_comments": done["arcs"][own]}), None, None
+        return await ctx.memo(f"constructiveness/batch/{digest}", compute)  # type: ignore[no-any-return]
+
+
+Member = tuple[str, str, str, Review]
+
+
+def _key(venue: str, paper_id: str, system: str, reviewer_id: str) -> str:
+    return f"{venue}/{paper_id}/{system}/{reviewer_id}"
+
+
+def _members(units: list[WorkUnit]) -> list[Member]:
+    """``(venue, paper id, system, review)`` of each unit, in the units' order."""
+    return [(u.venue, u.paper_id, u.system, u.reviews[0]) for u in units]
+
+
+def _batch(members: list[Member], ctx: RunContext) -> list[tuple[str, str, str]]:
+    """``(batch id, review key, text)`` of the non-empty reviews: papers in run order, each
+    paper's reviews sorted by key, numbered R1, R2, ... (one paper: its reviews as before)."""
+    papers: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    for venue, paper_id, system, rev in members:
+        text = review_text(rev, "constructiveness", compat=ctx.compat)
+        if text.strip():
+            papers.setdefault((venue, paper_id), []).append((_key(venue, paper_id, system, rev.reviewer_id), text))
+    items = [kt for texts in papers.values() for kt in sorted(texts)]
+    return [(f"R{i}", key, text) for i, (key, text) in enumerate(items, start=1)]
+
+
+def _take(done: dict[str, Any], own: str, usage: Usage) -> tuple[ARCOutput | None, str | None, Any]:
+    """The review ``own``'s ARCs from a call's memo entry. The call's usage goes on the row of
+    its first review, so row usages still sum to what the run spent."""
+    if own == done["first"]:
+        usage.add(Usage(**done["usage"]))
+    if own not in done["arcs"]:
+        return None, done["error"] or "no entry for this review in the batch reply after the re-ask", None
+    return ARCOutput.model_validate({"atomic_comments": done["arcs"][own]}), None, None

@@ -2,14 +2,21 @@
 
 ``get_or_compute(key, fn)`` runs ``fn`` once per key per run folder, even when several units ask
 at the same time, and stores the JSON result under ``<run>/memo/``, so a resumed run reuses it.
+Several stores on one run folder (the actors of ``--engine ray``, each with its own store) compute
+a key once between them: the computing store holds an exclusive lock on ``<key file>.lock``
+(``flock``, polled without blocking the event loop), and the others wait for it and read the
+stored value, so a piece shared by units on different workers (a paper's candidate pool, a group
+of papers' constructiveness call) is paid for once, as on the local engine.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import fcntl
 import hashlib
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -43,16 +50,43 @@ class MemoStore:
             if key in self._mem:
                 return self._mem[key]
             path = self._path(key)
-            if path.exists():
-                try:
-                    stored = json.loads(path.read_text(encoding="utf-8"))
-                    if stored.get("key") == key:
-                        self._mem[key] = stored["value"]
-                        return stored["value"]
-                except (json.JSONDecodeError, KeyError, OSError):
-                    pass  # a torn memo file is recomputed
-            value = await fn()
-            self.folder.mkdir(parents=True, exist_ok=True)
-            write_text(path, json.dumps({"key": key, "value": value}, ensure_ascii=False))
+            if (found := self._read(path, key)) is not None:
+                return found[0]
+            async with _file_lock(path.with_suffix(".lock")):  # another store may be computing it
+                if (found := self._read(path, key)) is not None:
+                    return found[0]
+                value = await fn()
+                write_text(path, json.dumps({"key": key, "value": value}, ensure_ascii=False))
             self._mem[key] = value
             return value
+
+    def _read(self, path: Path, key: str) -> tuple[Any] | None:
+        """``(value,)`` stored for ``key`` (kept in memory), or None."""
+        if not path.exists():
+            return None
+        try:
+            stored = json.loads(path.read_text(encoding="utf-8"))
+            if stored.get("key") == key:
+                self._mem[key] = stored["value"]
+                return (stored["value"],)
+        except (json.JSONDecodeError, KeyError, OSError):
+            pass  # a torn memo file is recomputed
+        return None
+
+
+@contextlib.asynccontextmanager
+async def _file_lock(path: Path, poll: float = 0.02) -> AsyncIterator[None]:
+    """An exclusive ``flock`` on ``path`` across processes (and across stores of one process),
+    polled so the event loop keeps running while another holder computes."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a+b") as fh:
+        while True:
+            try:
+                fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                await asyncio.sleep(poll)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_UN)

@@ -9,7 +9,8 @@ they differ only in how the decisions are asked for (docs/fidelity.md, "Protocol
 * ``economical`` asks for the same decisions without repeated work: DoA in one structured call
   per review, the novelty claims of all the paper's reviews against its candidates in one call
   per paper (``dimensions/novelty_paper.py``; split when a paper's claims exceed one call's
-  output budget), the paper's reviews in one constructiveness call, and the flaw pieces once
+  output budget), the reviews of a group of consecutive papers in one constructiveness call
+  (``pipelines/grouping.py``), and the flaw pieces once
   per paper (one consolidation of all its reviews, one validation, one batched mapping;
   ``dimensions/flaws_pieces.py``) from which each pairing's consensus is built.
 

@@ -50,6 +50,7 @@ from prism_review.judge.base import Judge
 from prism_review.judge.markup import masked_counts
 from prism_review.llm.batch import Deferred
 from prism_review.pipelines.engines import Engine, LocalEngine
+from prism_review.pipelines.grouping import grouped
 from prism_review.pipelines.inputs import PROBLEM, issue, record_input_issues
 from prism_review.pipelines.memo import MemoStore
 from prism_review.pipelines.results import ResultsLog
@@ -265,7 +266,7 @@ async def _run(
     async def one_pass() -> None:
         # units created but not finished: bounded, so a 47k-paper source streams in constant memory
         window = asyncio.Semaphore(max(64, 4 * in_flight, 2 * engine.slots))
-        for units in work():
+        for units in grouped(work(), dims):  # groups sealed before any of their units runs
             if stop.is_set():
                 break
             progress.units_total += len(units)
