@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from prism_review.dimensions.base import Dimension, get_dimension
+from prism_review.dimensions.base import Dimension, RunContext, get_dimension
+from prism_review.judge.base import OfflineJudge
 from prism_review.pipelines.engines import Engine
 from prism_review.pipelines.grouping import grouped
 from prism_review.pipelines.runner import EvalOptions, run_evaluation
@@ -17,7 +18,9 @@ class _Packs(Dimension):
     name: ClassVar[str] = "packs"
     label: ClassVar[str] = "P"
     metrics: ClassVar[list[Any]] = []
-    packs_papers: ClassVar[bool] = True
+
+    def packs_papers(self, ctx):
+        return True
 
     def __init__(self) -> None:
         self.sealed: list[list[str]] = []
@@ -40,7 +43,9 @@ class _Packs(Dimension):
 
 class _Plain(_Packs):
     name: ClassVar[str] = "plain"
-    packs_papers: ClassVar[bool] = False
+
+    def packs_papers(self, ctx):
+        return False
 
 
 def test_papers_are_packed_whole_sealed_first_and_released_in_order():
@@ -49,7 +54,7 @@ def test_papers_are_packed_whole_sealed_first_and_released_in_order():
     papers = [[(packs, {"id": f"p{i}", "sealed": False}) for _ in range(n)] + [(plain, {"id": f"p{i}x"})]
               for i, n in enumerate(sizes)]
     released = []
-    for paper in grouped(iter(papers), [packs, plain]):
+    for paper in grouped(iter(papers), [packs, plain], None):
         # every packed unit of a released paper is sealed already
         assert all(u["sealed"] for d, u in paper if d is packs)
         released.append(paper)
@@ -61,7 +66,7 @@ def test_papers_are_packed_whole_sealed_first_and_released_in_order():
 def test_no_packing_dimension_passes_papers_through_lazily():
     plain = _Plain()
     papers = iter([[(plain, "a")], [(plain, "b")]])
-    out = grouped(papers, [plain])
+    out = grouped(papers, [plain], None)
     assert next(out) == [(plain, "a")]  # not buffered
     assert list(out) == [[(plain, "b")]]
 
@@ -79,13 +84,26 @@ class _Recording(Engine):
         return [row]
 
 
-async def test_an_engine_receives_units_of_sealed_multi_paper_groups(tmp_path):
+async def test_an_engine_receives_units_of_sealed_multi_paper_groups(tmp_path, loopback_judge):
+    engine = _Recording()  # evaluates nothing: the (economical, LLM) judge is never called
+    judge = loopback_judge()
+    await run_evaluation(EvalOptions(out=tmp_path / "run", dimensions=["constructiveness"], limit=4,
+                                     report=False), judge=judge, engine=engine)
+    assert engine.seen
+    dim = get_dimension("constructiveness")
+    assert dim.packs_papers(RunContext(judge))
+    spans = [{(m[0], m[1]) for m in u.extra["group_reviews"]} for u in engine.seen]
+    assert all((u.venue, u.paper_id) in s for u, s in zip(engine.seen, spans, strict=True))
+    assert any(len(s) > 1 for s in spans)  # the engine got the group, not the paper alone
+
+
+async def test_an_offline_run_streams_papers_without_grouping(tmp_path):
+    """The offline judge makes no shared call: papers are not buffered into groups, and each
+    unit knows only its own paper's reviews (nothing extra is shipped to workers)."""
     engine = _Recording()
     await run_evaluation(EvalOptions(out=tmp_path / "run", dimensions=["constructiveness"], limit=4,
                                      report=False), engine=engine)
     assert engine.seen
-    dim = get_dimension("constructiveness")
-    assert dim.packs_papers
+    assert not get_dimension("constructiveness").packs_papers(RunContext(OfflineJudge()))
     spans = [{(m[0], m[1]) for m in u.extra["group_reviews"]} for u in engine.seen]
-    assert all((u.venue, u.paper_id) in s for u, s in zip(engine.seen, spans, strict=True))
-    assert any(len(s) > 1 for s in spans)  # the engine got the group, not the paper alone
+    assert all(s == {(u.venue, u.paper_id)} for u, s in zip(engine.seen, spans, strict=True))

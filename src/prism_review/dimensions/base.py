@@ -157,12 +157,15 @@ class Dimension(ABC):
         """Judge one unit and return its rows (never raise for bad model output: mark unscored)."""
 
     # -- calls spanning consecutive papers (pipelines/grouping.py) ------------------------------
-    #: True: the runner packs consecutive papers into groups for this dimension
-    packs_papers: ClassVar[bool] = False
+    def packs_papers(self, ctx: RunContext) -> bool:
+        """Whether the runner packs consecutive papers into groups for this dimension in the
+        run of ``ctx`` (a run that makes no shared call, e.g. offline, streams papers as they
+        come)."""
+        return False
 
     def joins_group(self, group: list[list[WorkUnit]], units: list[WorkUnit]) -> bool:
         """Whether the next paper's ``units`` join the open ``group`` (each earlier paper's
-        units, in run order). Only asked when ``packs_papers``; a paper is never split."""
+        units, in run order). Only asked when :meth:`packs_papers`; a paper is never split."""
         return False
 
     def seal_group(self, group: list[list[WorkUnit]]) -> None:

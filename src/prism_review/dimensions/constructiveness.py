@@ -109,8 +109,10 @@ class ConstructivenessDimension(Dimension):
     #: the metrics ``prism compare`` tests as one Holm family (the reference's nine)
     compare_metrics: ClassVar[list[str]] = ["mcs", "ar", "sd", "cd", "d1", "d2", "d3", "d4", "d5"]
 
-    #: economical protocol: consecutive papers' reviews share one call (pipelines/grouping.py)
-    packs_papers: ClassVar[bool] = True
+    def packs_papers(self, ctx: RunContext) -> bool:
+        """Under the economical protocol with an LLM judge, consecutive papers' reviews share
+        one call (pipelines/grouping.py); offline, compat and reference runs stream papers."""
+        return is_economical(ctx)
 
     def work_units(
         self, paper: Paper, reviews: dict[str, list[Review]], systems: list[str]

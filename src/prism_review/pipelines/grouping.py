@@ -1,7 +1,7 @@
 """Groups of consecutive papers, for dimensions whose calls span several papers.
 
 The runner streams papers; each paper's work units go through :func:`grouped` before any is
-evaluated. A dimension that packs papers together (``Dimension.packs_papers``) is asked, paper
+evaluated. A dimension that packs papers together in this run (``Dimension.packs_papers(ctx)``) is asked, paper
 after paper in the run's order, whether the next paper's units join its open group
 (``Dimension.joins_group``); a group that takes no more papers is sealed
 (``Dimension.seal_group``: the dimension writes what the group's units must know into their
@@ -11,7 +11,7 @@ The groups are made in the driver from every unit of the source (finished ones i
 resume skips any: they are the same on every engine (local, ``--workers``, ``--engine ray``, which
 only receive sealed units), on every pass of a batch run and on a resumed run. A dimension that
 does not pack papers sees no change: its units pass through, and so does every paper when no
-dimension packs.
+dimension packs (an offline run, for instance: nothing is buffered or asked).
 """
 
 from __future__ import annotations
@@ -20,14 +20,14 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from prism_review.dimensions.base import Dimension, WorkUnit
+    from prism_review.dimensions.base import Dimension, RunContext, WorkUnit
 
 PaperUnits = list[tuple["Dimension", "WorkUnit"]]
 
 
-def grouped(papers: Iterator[PaperUnits], dims: list[Dimension]) -> Iterator[PaperUnits]:
+def grouped(papers: Iterator[PaperUnits], dims: list[Dimension], ctx: RunContext) -> Iterator[PaperUnits]:
     """``papers`` (each paper's units), each yielded once every group holding it is sealed."""
-    packing = [d for d in dims if d.packs_papers]
+    packing = [d for d in dims if d.packs_papers(ctx)]
     if not packing:
         yield from papers
         return

@@ -266,7 +266,7 @@ async def _run(
     async def one_pass() -> None:
         # units created but not finished: bounded, so a 47k-paper source streams in constant memory
         window = asyncio.Semaphore(max(64, 4 * in_flight, 2 * engine.slots))
-        for units in grouped(work(), dims):  # groups sealed before any of their units runs
+        for units in grouped(work(), dims, ctx):  # groups sealed before any of their units runs
             if stop.is_set():
                 break
             progress.units_total += len(units)
