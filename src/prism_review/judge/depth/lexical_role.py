@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from prism_review.agreement.substanreview import r_premise
 from prism_review.judge.depth import data as D
 from prism_review.judge.depth.encoder import contextualise_stacked, read_encoder
 from prism_review.judge.depth.model import load_model
@@ -129,11 +130,7 @@ def scores(y: np.ndarray, pred: np.ndarray, g: np.ndarray) -> dict[str, float]:
     out = {"macro_f1": round(float(per.mean()), 4)}
     out.update({f"f1.{lab}": round(float(v), 4) for lab, v in zip(LABELS, per, strict=True)})
     for name, seq in (("r_premise.predicted", pred), ("r_premise.gold", y)):
-        rs = []
-        for k in np.unique(g):
-            s = seq[g == k]
-            n = int((s != 2).sum())
-            rs.append(float((s == 1).sum()) / n if n else 0.0)
+        rs = [r_premise([LABELS[i] for i in seq[g == k]]) for k in np.unique(g)]
         out[name] = round(float(np.mean(rs)), 4)
     return out
 

@@ -206,6 +206,11 @@ class DepthModel:
 
     def scores(self, texts: Sequence[str]) -> dict[str, np.ndarray]:
         """Decision scores per head, each (m, k), for the units ``texts`` in review order."""
+        total = self._total(texts)
+        return {h: total[:, sl] for h, sl in self._slices.items()}
+
+    def _total(self, texts: Sequence[str]) -> np.ndarray:
+        """Every head's decision scores (m, K) for the units ``texts`` in review order."""
         m = len(texts)
         k = len(self._b)
         total = np.zeros((m, k))
@@ -223,21 +228,16 @@ class DepthModel:
         if m > 1 and self.context_weight:
             total[1:] += self.context_weight * as_prev[:-1]
             total[:-1] += self.context_weight * as_next[1:]
-        return {h: total[:, sl] for h, sl in self._slices.items()}
+        return total
 
     def _score_alone(self, text: str) -> np.ndarray:
-        """Every head's decision scores of ``text`` scored as a call of its own, i.e. the one
-        row of ``scores([text])``, by the same operations in the same order (memoised: with
-        no neighbours the row is a function of the text alone)."""
+        """Every head's decision scores of ``text`` scored as a call of its own: the one row of
+        ``scores([text])`` (memoised: with no neighbours the row is a function of the text)."""
         hit = self._alone.get(text)
         if hit is None:
             if len(self._alone) > 50_000:
                 self._alone.clear()
-            idx, v, senti = self._cached(text)
-            dense = np.asarray(context_hand((text,), 0) + senti) * self.dense_scale
-            hit = self._w_dense @ dense + self._b
-            if len(idx):
-                hit = hit + (v @ self._w_sparse[idx])[: len(self._b)]
+            hit = self._total((text,))[0]
             self._alone[text] = hit
         return hit
 
