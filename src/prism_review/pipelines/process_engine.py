@@ -39,7 +39,8 @@ def _init_worker(opts_json: str) -> None:
 
 
 def _evaluate(dimension: str, unit: WorkUnit) -> tuple[list[ResultRow], dict[str, Any]]:
-    return _STATE["loop"].run_until_complete(_STATE["worker"].evaluate(dimension, unit))
+    rows, usage, _stats = _STATE["loop"].run_until_complete(_STATE["worker"].evaluate(dimension, unit))
+    return rows, usage  # the offline judge keeps no call totals
 
 
 class WorkerDied(RuntimeError):

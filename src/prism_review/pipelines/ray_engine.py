@@ -45,10 +45,6 @@ class _Worker(UnitWorker):
             factory = lambda rpm, tpm, tag: RemoteLimiter(limiter, tag)  # noqa: E731
         super().__init__(opts_json, factory)
 
-    def stats(self) -> dict[str, Any]:
-        stats = getattr(self.judge, "stats", None)
-        return dict(stats.as_dict()) if stats is not None else {}
-
     async def aclose(self) -> None:
         aclose = getattr(self.judge, "aclose", None)
         if callable(aclose):
@@ -153,12 +149,13 @@ class RayEngine(Engine):
         assert self._idle is not None, "RayEngine.start() was not awaited"
         actor = await self._idle.get()
         try:
-            rows, usage = await actor.evaluate.remote(dim.name, unit)
+            rows, usage, stats = await actor.evaluate.remote(dim.name, unit)
         except Exception as exc:
             raise _cause(exc) from exc
         finally:
             self._idle.put_nowait(actor)
         add_numbers(self._usage, usage)
+        add_numbers(self._stats, stats)  # live: the progress display reads it as units come back
         return list(rows)
 
     async def close(self) -> None:
@@ -166,7 +163,8 @@ class RayEngine(Engine):
             return
         ray = _ray()
         try:
-            stats = await asyncio.gather(*(a.stats.remote() for a in self._actors))
+            # what no unit reported yet (the calls of failed units)
+            stats = await asyncio.gather(*(a.stats_since.remote() for a in self._actors))
             for s in stats:
                 add_numbers(self._stats, s)
             await asyncio.gather(*(a.aclose.remote() for a in self._actors))

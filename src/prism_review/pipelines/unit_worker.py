@@ -31,13 +31,25 @@ class UnitWorker:
             calls.limiter_factory = limiter_factory
         self.settings = run_settings(opts)
         self.memo = MemoStore(opts.out / "memo")
+        self._reported: dict[str, Any] = {}
 
     async def evaluate(
         self, dimension: str, unit: WorkUnit
-    ) -> tuple[list[ResultRow], dict[str, Any]]:
-        """The unit's rows and the token usage they cost (returned to the driver, which sums it)."""
+    ) -> tuple[list[ResultRow], dict[str, Any], dict[str, Any]]:
+        """The unit's rows, the token usage they cost and :meth:`stats_since` (the driver sums
+        both, so its live display counts the calls as the units come back)."""
         from prism_review.dimensions.base import RunContext, get_dimension
 
         ctx = RunContext(self.judge, settings=self.settings, memo_store=self.memo)
         rows = await get_dimension(dimension).evaluate(unit, ctx)
-        return rows, ctx.usage.model_dump()
+        return rows, ctx.usage.model_dump(), self.stats_since()
+
+    def stats_since(self) -> dict[str, Any]:
+        """The judge's call totals (``JudgeStats.as_dict``) added since the last report: summed
+        over every report, the worker's totals, whichever of its concurrent units made a call."""
+        stats = getattr(self.judge, "stats", None)
+        now = dict(stats.as_dict()) if stats is not None else {}
+        delta = {k: v - self._reported.get(k, 0) for k, v in now.items()
+                 if isinstance(v, int | float) and not isinstance(v, bool)}
+        self._reported = now
+        return delta
