@@ -38,6 +38,24 @@ async def test_two_stores_on_one_folder_compute_a_key_once(tmp_path):
     assert got == [{"call": 1}, {"call": 1}] and calls == 1
 
 
+async def test_a_run_folder_keeps_no_lock_file_per_key(tmp_path):
+    """Each key's lock file is removed once its value is stored (a corpus-scale run left one
+    per paper and piece), also when many stores wait on one key, which is still computed once."""
+    calls = []
+
+    async def fn(i):
+        calls.append(i)
+        await asyncio.sleep(0.05)
+        return i
+
+    stores = [MemoStore(tmp_path / "memo") for _ in range(4)]
+    for i in range(5):
+        got = await asyncio.gather(*(s.get_or_compute(f"k{i}", lambda i=i: fn(i)) for s in stores))
+        assert got == [i] * 4
+    assert calls == list(range(5))
+    assert sorted(p.suffix for p in (tmp_path / "memo").iterdir()) == [".json"] * 5
+
+
 async def test_a_failed_compute_releases_the_lock(tmp_path):
     store = MemoStore(tmp_path / "memo")
 

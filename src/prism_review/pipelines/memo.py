@@ -4,8 +4,8 @@
 at the same time, and stores the JSON result under ``<run>/memo/``, so a resumed run reuses it.
 Several stores on one run folder (the actors of ``--engine ray``, each with its own store) compute
 a key once between them: the computing store holds an exclusive lock on ``<key file>.lock``
-(``flock``, polled without blocking the event loop), and the others wait for it and read the
-stored value, so a piece shared by units on different workers (a paper's candidate pool, a group
+(``flock``, polled without blocking the event loop, removed once the value is stored), and
+the others wait for it and read the stored value, so a piece shared by units on different workers (a paper's candidate pool, a group
 of papers' constructiveness call) is paid for once, as on the local engine.
 
 The files are the source of truth: a store keeps at most ``MEMORY_ENTRIES`` values in memory
@@ -80,12 +80,19 @@ class MemoStore:
         path = self._path(key)
         if (found := self._read(path, key)) is not None:
             return found[0]
-        async with _file_lock(path.with_suffix(".lock")):  # another store may be computing it
+        lock = path.with_suffix(".lock")
+        async with _file_lock(lock):  # another store may be computing it
             if (found := self._read(path, key)) is not None:
-                return found[0]
-            value = await fn()
-            write_text(path, json.dumps({"key": key, "value": value}, ensure_ascii=False))
-        self._remember(key, value)
+                value = found[0]
+            else:
+                value = await fn()
+                write_text(path, json.dumps({"key": key, "value": value}, ensure_ascii=False))
+                self._remember(key, value)
+            # the value is on disk, so the lock is no longer needed: removed by whoever holds it
+            # and sees the value (a store that opens it afresh locks a new file, finds the value
+            # and removes that one), never before, so two stores never compute a key at once;
+            # a run folder keeps no lock file per key
+            lock.unlink(missing_ok=True)
         return value
 
     def _read(self, path: Path, key: str) -> tuple[Any] | None:
