@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from prism_review.llm.errors import ConfigError
 from prism_review.pipelines.engines import Engine, add_numbers
+from prism_review.pipelines.plugins import driver_plugins
 from prism_review.pipelines.unit_worker import UnitWorker
 
 if TYPE_CHECKING:
@@ -39,11 +40,11 @@ def _ray() -> Any:
 class _Worker(UnitWorker):
     """A Ray actor: one judge, one memo store, every worker's calls under the shared limits."""
 
-    def __init__(self, opts_json: str, limiter: Any) -> None:
+    def __init__(self, opts_json: str, limiter: Any, plugins: list[tuple[str, str, bytes]]) -> None:
         factory = None
         if limiter is not None:
             factory = lambda rpm, tpm, tag: RemoteLimiter(limiter, tag)  # noqa: E731
-        super().__init__(opts_json, factory)
+        super().__init__(opts_json, factory, plugins)
 
     async def aclose(self) -> None:
         aclose = getattr(self.judge, "aclose", None)
@@ -116,6 +117,7 @@ class RayEngine(Engine):
 
     async def start(self) -> None:
         ray = _ray()
+        plugins = driver_plugins("--engine ray")  # before starting Ray: a plug-in we cannot send
         if not ray.is_initialized():
             kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False,
                                       "configure_logging": False}
@@ -135,7 +137,7 @@ class RayEngine(Engine):
             limiter = ray.remote(num_cpus=0)(_SharedLimits).remote(rpm, tpm)
         worker = ray.remote(num_cpus=1, max_concurrency=per_actor)(_Worker)
         opts_json = self.opts.model_dump_json()
-        self._actors = [worker.remote(opts_json, limiter) for _ in range(n)]
+        self._actors = [worker.remote(opts_json, limiter, plugins) for _ in range(n)]
         self._idle = asyncio.Queue()
         # offline: each actor holds a second unit in its queue, so it starts the next one while
         # the driver receives and records the last (one per actor left it idle for that round trip)

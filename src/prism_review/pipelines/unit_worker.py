@@ -17,13 +17,17 @@ class UnitWorker:
     """What a worker elsewhere holds (a Ray actor, a ``--workers`` process): the run's judge,
     settings and memo store, built once from the run's options, and whole units evaluated with
     them. ``limiter_factory``, when given, replaces the LLM judge's rate limiters (Ray shares
-    one across workers)."""
+    one across workers); ``plugins`` are the driver's run-time plug-ins
+    (:mod:`~prism_review.pipelines.plugins`), registered first."""
 
-    def __init__(self, opts_json: str, limiter_factory: Any = None) -> None:
+    def __init__(self, opts_json: str, limiter_factory: Any = None,
+                 plugins: list[tuple[str, str, bytes]] | None = None) -> None:
         from prism_review.pipelines.memo import MemoStore
+        from prism_review.pipelines.plugins import install_plugins
         from prism_review.pipelines.run_config import EvalOptions, run_settings
         from prism_review.pipelines.runner import build_judge
 
+        install_plugins(plugins or [])
         opts = EvalOptions.model_validate_json(opts_json)
         self.judge = build_judge(opts)
         calls = getattr(self.judge, "calls", None)
