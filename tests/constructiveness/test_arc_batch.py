@@ -44,7 +44,9 @@ def _units(dim: Any) -> list[Any]:
     paper = Paper(paper_id="p1", venue="ICLR2024")
     reviews = {s: [Review(paper_id="p1", venue="ICLR2024", system=s, reviewer_id="LLM_Reviewer",
                           sections=[Section(name="Weaknesses", text=t)])] for s, t in TEXTS.items()}
-    return list(dim.work_units(paper, reviews, list(TEXTS)))
+    units = list(dim.work_units(paper, reviews, list(TEXTS)))
+    dim.seal_group([units])  # the paper alone, as the runner seals a one-paper group
+    return units
 
 
 async def test_one_call_per_paper_gives_each_reviews_own_arcs(llm_server, loopback_judge, tmp_path):

@@ -9,7 +9,9 @@ from prism_review.dimensions.base import Dimension, RunContext, get_dimension
 from prism_review.judge.base import OfflineJudge
 from prism_review.pipelines.engines import Engine
 from prism_review.pipelines.grouping import grouped
+from prism_review.dimensions.constructiveness import GROUP
 from prism_review.pipelines.runner import EvalOptions, run_evaluation
+from prism_review.systems.text import review_text
 
 
 class _Packs(Dimension):
@@ -92,9 +94,13 @@ async def test_an_engine_receives_units_of_sealed_multi_paper_groups(tmp_path, l
     assert engine.seen
     dim = get_dimension("constructiveness")
     assert dim.packs_papers(RunContext(judge))
-    spans = [{(m[0], m[1]) for m in u.extra["group_reviews"]} for u in engine.seen]
-    assert all((u.venue, u.paper_id) in s for u, s in zip(engine.seen, spans, strict=True))
+    spans = [{tuple(key.split("/")[:2]) for _, key, _ in u.extra[GROUP]} for u in engine.seen]
+    assert all((u.venue, u.paper_id) in s for u, s in zip(engine.seen, spans, strict=True)
+               if review_text(u.reviews[0], "constructiveness").strip())
     assert any(len(s) > 1 for s in spans)  # the engine got the group, not the paper alone
+    # of the group's reviews, only what the call sends travels: ids, keys and texts
+    assert all(isinstance(x, str) for u in engine.seen for b in u.extra[GROUP] for x in b)
+    assert all(set(u.extra) == {"meta", GROUP} for u in engine.seen)
 
 
 async def test_an_offline_run_streams_papers_without_grouping(tmp_path):
@@ -105,5 +111,35 @@ async def test_an_offline_run_streams_papers_without_grouping(tmp_path):
                                      report=False), engine=engine)
     assert engine.seen
     assert not get_dimension("constructiveness").packs_papers(RunContext(OfflineJudge()))
-    spans = [{(m[0], m[1]) for m in u.extra["group_reviews"]} for u in engine.seen]
-    assert all(s == {(u.venue, u.paper_id)} for u, s in zip(engine.seen, spans, strict=True))
+    assert all(set(u.extra) == {"meta"} for u in engine.seen)
+
+
+def test_an_open_group_computes_each_review_text_once(monkeypatch):
+    """Asking the open group to take one more paper does not recompute the texts of the papers
+    it holds (12 papers of a group: 12 times each)."""
+    from prism_review.data.layout import demo_root
+    from prism_review.data.source_kinds import LayoutSource
+    from prism_review.dimensions import constructiveness as mod
+
+    calls = []
+
+    def counting(review, *args, **kwargs):
+        calls.append(review)
+        return review_text(review, *args, **kwargs)
+
+    monkeypatch.setattr(mod, "review_text", counting)
+    dim = get_dimension("constructiveness")
+    papers = [[(dim, u) for u in dim.work_units(i.paper, i.reviews, list(i.reviews))]
+              for i in LayoutSource(demo_root()).items(limit=8) if i.paper is not None]
+
+    class _Economical:  # packs_papers' view of an economical LLM run
+        compat = False
+        judge = type("J", (), {"mode": "llm"})()
+
+        def setting(self, key, default=None):
+            return default
+
+    released = [u for p in grouped(iter(papers), [dim], _Economical()) for _, u in p]
+    assert len(released) == sum(map(len, papers)) > 8
+    assert len(calls) == len(released)
+    assert all(mod._TEXT not in u.extra for u in released)  # the stash never travels

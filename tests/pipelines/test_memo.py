@@ -38,6 +38,24 @@ async def test_two_stores_on_one_folder_compute_a_key_once(tmp_path):
     assert got == [{"call": 1}, {"call": 1}] and calls == 1
 
 
+async def test_a_run_folder_keeps_no_lock_file_per_key(tmp_path):
+    """Each key's lock file is removed once its value is stored (a corpus-scale run left one
+    per paper and piece), also when many stores wait on one key, which is still computed once."""
+    calls = []
+
+    async def fn(i):
+        calls.append(i)
+        await asyncio.sleep(0.05)
+        return i
+
+    stores = [MemoStore(tmp_path / "memo") for _ in range(4)]
+    for i in range(5):
+        got = await asyncio.gather(*(s.get_or_compute(f"k{i}", lambda i=i: fn(i)) for s in stores))
+        assert got == [i] * 4
+    assert calls == list(range(5))
+    assert sorted(p.suffix for p in (tmp_path / "memo").iterdir()) == [".json"] * 5
+
+
 async def test_a_failed_compute_releases_the_lock(tmp_path):
     store = MemoStore(tmp_path / "memo")
 
@@ -50,3 +68,26 @@ async def test_a_failed_compute_releases_the_lock(tmp_path):
     with pytest.raises(RuntimeError):
         await store.get_or_compute("k", boom)
     assert await asyncio.wait_for(MemoStore(tmp_path / "memo").get_or_compute("k", ok), 2) == 1
+
+
+async def test_memory_is_bounded_and_a_dropped_value_is_read_back_from_disk(tmp_path):
+    """A corpus-scale run asks for one piece per paper: the store keeps only the most recently
+    used values in memory; the files stay the source of truth."""
+    calls = []
+
+    def make(i):
+        async def fn():
+            calls.append(i)
+            return {"piece": i}
+        return fn
+
+    store = MemoStore(tmp_path / "memo")
+    store.memory_entries = 3
+    for i in range(10):
+        assert await store.get_or_compute(f"k{i}", make(i)) == {"piece": i}
+    assert len(store._mem) == 3  # the bound holds
+    assert not store._locks  # no per-key lock is kept once its key is done
+    assert "k0" not in store._mem
+    assert await store.get_or_compute("k0", make(-1)) == {"piece": 0}  # from its file
+    assert calls == list(range(10))  # nothing computed twice
+    assert len(store._mem) == 3 and "k0" in store._mem

@@ -15,13 +15,13 @@ from rich.table import Table
 console = Console(stderr=True)
 
 
-def _progress_table(progress: Any, judge: Any, t0: float) -> Table:
+def _progress_table(progress: Any, t0: float) -> Table:
     import time
 
-    stats = getattr(judge, "stats", None)
+    stats = progress.judge_stats()  # the run's calls, the workers' included (--engine ray)
 
     def stat(name: str) -> Any:
-        return getattr(stats, name, 0) if stats is not None else 0
+        return stats.get(name, 0)
 
     from rich.progress_bar import ProgressBar
 
@@ -268,10 +268,10 @@ def evaluate(
         if quiet or not console.is_terminal:
             result = run()
         else:
-            with Live(_progress_table(progress, the_judge, t0), console=console, refresh_per_second=4) as live:
-                progress.on_update = lambda p: live.update(_progress_table(p, the_judge, t0))
+            with Live(_progress_table(progress, t0), console=console, refresh_per_second=4) as live:
+                progress.on_update = lambda p: live.update(_progress_table(p, t0))
                 result = run()
-                live.update(_progress_table(progress, the_judge, t0))
+                live.update(_progress_table(progress, t0))
     except (RunSettingsError, RunFolderBusy, ResultsLogError, DataError, UnknownNameError) as exc:
         console.print(f"[red]error:[/] {exc}", soft_wrap=True, markup=False, highlight=False)
         raise typer.Exit(2) from exc
@@ -286,7 +286,7 @@ def evaluate(
             console.print("Finished units are kept; re-run the same command to resume.")
             raise typer.Exit(3) from exc
         raise
-    console.print(_progress_table(progress, the_judge, t0))
+    console.print(_progress_table(progress, t0))
     if dry_run:
         from prism_review.cli.estimate import print_estimate
 

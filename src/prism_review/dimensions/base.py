@@ -238,6 +238,12 @@ def unregister_dimension(name: str) -> None:
     _REGISTRY.pop(name, None)
 
 
+def registered_here() -> list[type[Dimension]]:
+    """The dimensions registered from outside this package (``register_dimension`` by a
+    plug-in or a test), which another process does not find by itself."""
+    return [c for c in _REGISTRY.values() if not c.__module__.startswith(f"{__package__}.")]
+
+
 def dimension_class(name: str) -> type[Dimension]:
     """The registered class of ``name`` (KeyError naming the known ones)."""
     load_builtin_dimensions()

@@ -117,11 +117,7 @@ class ConstructivenessDimension(Dimension):
     def work_units(
         self, paper: Paper, reviews: dict[str, list[Review]], systems: list[str]
     ) -> Iterable[WorkUnit]:
-        units = list(self.per_review_units(paper, reviews, systems))
-        # the reviews judged in one economical call: the paper's own until a group is sealed
-        for u in units:
-            u.extra["group_reviews"] = _members(units)
-        return units
+        return self.per_review_units(paper, reviews, systems)
 
     def joins_group(self, group: list[list[WorkUnit]], units: list[WorkUnit]) -> bool:
         """Whole papers while the call stays within MAX_GROUP_REVIEWS non-empty reviews and
@@ -130,16 +126,20 @@ class ConstructivenessDimension(Dimension):
         the runner's stream back for long)."""
         if len(group) >= MAX_GROUP_REVIEWS:
             return False
-        texts = [t for u in [*(x for g in group for x in g), *units]
-                 if (t := review_text(u.reviews[0], "constructiveness")).strip()]
+        texts = [t for u in [*(x for g in group for x in g), *units] if (t := _text(u)).strip()]
         return (len(texts) <= MAX_GROUP_REVIEWS
                 and sum(adaptive_max_tokens(len(t)) for t in texts) <= MAX_REPLY_TOKENS)
 
     def seal_group(self, group: list[list[WorkUnit]]) -> None:
-        members = _members([u for g in group for u in g])
-        for units in group:
-            for u in units:
-                u.extra["group_reviews"] = members
+        """Each unit of the group gets the group's call content (``(batch id, review key, text)``
+        of its non-empty reviews): what the one call sends, the reviews' texts and nothing else
+        of them, shipped to the engine's workers because whichever unit runs first makes the
+        call. Units that were never sealed (a run that packs no papers) carry no group."""
+        units = [u for g in group for u in g]
+        batch = _batch([(u.venue, u.paper_id, u.system, u.reviews[0].reviewer_id, _text(u)) for u in units])
+        for u in units:
+            u.extra.pop(_TEXT, None)
+            u.extra[GROUP] = batch
 
     async def evaluate(self, unit: WorkUnit, ctx: RunContext) -> list[ResultRow]:
         review = unit.reviews[0]
@@ -187,9 +187,9 @@ class ConstructivenessDimension(Dimension):
         group's reply scored none of the paper's reviews (an unusable reply, or one that left
         the paper out, never silences a paper); None: a paper with one review alone (the
         single-review step)."""
-        members = unit.extra.get("group_reviews") or []
-        group = _batch(members, ctx)
-        paper = _batch([m for m in members if m[:2] == (unit.venue, unit.paper_id)], ctx)
+        group = unit.extra.get(GROUP) or []
+        prefix = f"{unit.venue}/{unit.paper_id}/"
+        paper = [(f"R{i}", k, t) for i, (_, k, t) in enumerate((b for b in group if b[1].startswith(prefix)), 1)]
         own = _key(unit.venue, unit.paper_id, unit.system, unit.reviews[0].reviewer_id)
         if len(group) > len(paper):
             done = await self._call(ctx, group)
@@ -219,26 +219,33 @@ class ConstructivenessDimension(Dimension):
         return await ctx.memo(f"constructiveness/batch/{digest}", compute)  # type: ignore[no-any-return]
 
 
-Member = tuple[str, str, str, Review]
+#: a sealed unit's ``extra`` key: its group's call content (``seal_group``)
+GROUP = "arc_group"
+#: a unit's constructiveness text while its group is open (computed once; dropped at the seal)
+_TEXT = "_arc_text"
 
 
 def _key(venue: str, paper_id: str, system: str, reviewer_id: str) -> str:
     return f"{venue}/{paper_id}/{system}/{reviewer_id}"
 
 
-def _members(units: list[WorkUnit]) -> list[Member]:
-    """``(venue, paper id, system, review)`` of each unit, in the units' order."""
-    return [(u.venue, u.paper_id, u.system, u.reviews[0]) for u in units]
+def _text(unit: WorkUnit) -> str:
+    """The unit's review text as the economical call sends it (packing runs are never compat),
+    computed once per unit however often the open group is asked to take another paper."""
+    text = unit.extra.get(_TEXT)
+    if text is None:
+        text = unit.extra[_TEXT] = review_text(unit.reviews[0], "constructiveness")
+    return str(text)
 
 
-def _batch(members: list[Member], ctx: RunContext) -> list[tuple[str, str, str]]:
-    """``(batch id, review key, text)`` of the non-empty reviews: papers in run order, each
-    paper's reviews sorted by key, numbered R1, R2, ... (one paper: its reviews as before)."""
+def _batch(members: list[tuple[str, str, str, str, str]]) -> list[tuple[str, str, str]]:
+    """``(batch id, review key, text)`` of the non-empty reviews of ``(venue, paper id, system,
+    reviewer id, text)`` members: papers in run order, each paper's reviews sorted by key,
+    numbered R1, R2, ... (one paper: its reviews as before)."""
     papers: dict[tuple[str, str], list[tuple[str, str]]] = {}
-    for venue, paper_id, system, rev in members:
-        text = review_text(rev, "constructiveness", compat=ctx.compat)
+    for venue, paper_id, system, reviewer_id, text in members:
         if text.strip():
-            papers.setdefault((venue, paper_id), []).append((_key(venue, paper_id, system, rev.reviewer_id), text))
+            papers.setdefault((venue, paper_id), []).append((_key(venue, paper_id, system, reviewer_id), text))
     items = [kt for texts in papers.values() for kt in sorted(texts)]
     return [(f"R{i}", key, text) for i, (key, text) in enumerate(items, start=1)]
 

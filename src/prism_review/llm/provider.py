@@ -179,6 +179,8 @@ _REGISTRY: dict[str, Provider] = {}
 _ALIASES: dict[str, tuple[str, str | None]] = {}
 _LOADED = False
 _LOCK = threading.RLock()
+#: the providers a fresh process registers by itself (built-ins and entry points)
+_FOUND: set[str] = set()
 
 
 def modelapi(name: str, **declared: Any) -> Callable[[APIFactory], APIFactory]:
@@ -219,6 +221,7 @@ def _load() -> None:
         if _LOADED:
             return
         _LOADED = True
+        before = set(_REGISTRY)
         importlib.import_module(BUILTIN_PACKAGE)
         for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
             try:
@@ -226,6 +229,14 @@ def _load() -> None:
             except Exception as exc:  # noqa: BLE001 - one broken plug-in must not stop the rest
                 log.warning("provider plug-in %s (%s) failed to load: %s: %s", ep.name,
                             ep.value, type(exc).__name__, exc)
+        _FOUND.update(set(_REGISTRY) - before)
+
+
+def registered_here() -> list[Provider]:
+    """The providers registered in this process only (a ``@modelapi`` module a script
+    imported), which another process does not find by itself."""
+    _load()
+    return [u for n, u in _REGISTRY.items() if n not in _FOUND]
 
 
 def providers() -> Iterator[Provider]:

@@ -4,9 +4,13 @@
 at the same time, and stores the JSON result under ``<run>/memo/``, so a resumed run reuses it.
 Several stores on one run folder (the actors of ``--engine ray``, each with its own store) compute
 a key once between them: the computing store holds an exclusive lock on ``<key file>.lock``
-(``flock``, polled without blocking the event loop), and the others wait for it and read the
-stored value, so a piece shared by units on different workers (a paper's candidate pool, a group
+(``flock``, polled without blocking the event loop, removed once the value is stored), and
+the others wait for it and read the stored value, so a piece shared by units on different workers (a paper's candidate pool, a group
 of papers' constructiveness call) is paid for once, as on the local engine.
+
+The files are the source of truth: a store keeps at most ``MEMORY_ENTRIES`` values in memory
+(the most recently used; a value dropped from memory is read back from its file), so a
+corpus-scale run's memory does not grow with its papers.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import contextlib
 import fcntl
 import hashlib
 import json
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -32,11 +37,24 @@ def input_digest(inp: BaseModel) -> str:
     return hashlib.sha256(inp.model_dump_json().encode("utf-8")).hexdigest()[:24]
 
 
+#: values a store keeps in memory: a piece is asked for by the units of its paper (a group's
+#: by those of its ≤ 12 papers), and the runner holds at most a few hundred units in flight
+MEMORY_ENTRIES = 256
+
+
 class MemoStore:
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, *, memory_entries: int = MEMORY_ENTRIES) -> None:
         self.folder = Path(folder)
+        self.memory_entries = memory_entries
         self._locks: dict[str, asyncio.Lock] = {}
-        self._mem: dict[str, Any] = {}
+        self._waiting: dict[str, int] = {}
+        self._mem: OrderedDict[str, Any] = OrderedDict()
+
+    def _remember(self, key: str, value: Any) -> None:
+        self._mem[key] = value
+        self._mem.move_to_end(key)
+        while len(self._mem) > self.memory_entries:
+            self._mem.popitem(last=False)
 
     def _path(self, key: str) -> Path:
         digest = hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
@@ -44,21 +62,38 @@ class MemoStore:
 
     async def get_or_compute(self, key: str, fn: Callable[[], Awaitable[Any]]) -> Any:
         if key in self._mem:
+            self._mem.move_to_end(key)
             return self._mem[key]
         lock = self._locks.setdefault(key, asyncio.Lock())
-        async with lock:
-            if key in self._mem:
-                return self._mem[key]
-            path = self._path(key)
+        self._waiting[key] = self._waiting.get(key, 0) + 1
+        try:
+            async with lock:
+                return await self._get_locked(key, fn)
+        finally:  # the key's lock lives while someone holds or waits for it
+            self._waiting[key] -= 1
+            if not self._waiting[key]:
+                del self._waiting[key], self._locks[key]
+
+    async def _get_locked(self, key: str, fn: Callable[[], Awaitable[Any]]) -> Any:
+        if key in self._mem:
+            return self._mem[key]
+        path = self._path(key)
+        if (found := self._read(path, key)) is not None:
+            return found[0]
+        lock = path.with_suffix(".lock")
+        async with _file_lock(lock):  # another store may be computing it
             if (found := self._read(path, key)) is not None:
-                return found[0]
-            async with _file_lock(path.with_suffix(".lock")):  # another store may be computing it
-                if (found := self._read(path, key)) is not None:
-                    return found[0]
+                value = found[0]
+            else:
                 value = await fn()
                 write_text(path, json.dumps({"key": key, "value": value}, ensure_ascii=False))
-            self._mem[key] = value
-            return value
+                self._remember(key, value)
+            # the value is on disk, so the lock is no longer needed: removed by whoever holds it
+            # and sees the value (a store that opens it afresh locks a new file, finds the value
+            # and removes that one), never before, so two stores never compute a key at once;
+            # a run folder keeps no lock file per key
+            lock.unlink(missing_ok=True)
+        return value
 
     def _read(self, path: Path, key: str) -> tuple[Any] | None:
         """``(value,)`` stored for ``key`` (kept in memory), or None."""
@@ -67,7 +102,7 @@ class MemoStore:
         try:
             stored = json.loads(path.read_text(encoding="utf-8"))
             if stored.get("key") == key:
-                self._mem[key] = stored["value"]
+                self._remember(key, stored["value"])
                 return (stored["value"],)
         except (json.JSONDecodeError, KeyError, OSError):
             pass  # a torn memo file is recomputed

@@ -21,7 +21,9 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import TYPE_CHECKING, Any
 
+from prism_review.llm.errors import ConfigError
 from prism_review.pipelines.engines import Engine, add_numbers
+from prism_review.pipelines.plugins import driver_plugins
 from prism_review.pipelines.unit_worker import UnitWorker
 
 if TYPE_CHECKING:
@@ -33,13 +35,19 @@ QUEUED_PER_WORKER = 2
 _STATE: dict[str, Any] = {}
 
 
-def _init_worker(opts_json: str) -> None:
+def _init_worker(opts_json: str, plugins: list[tuple[str, str, bytes]]) -> None:
     """Build the worker's judge, settings and memo once (the models load on first use)."""
-    _STATE.update(worker=UnitWorker(opts_json), loop=asyncio.new_event_loop())
+    try:
+        _STATE.update(worker=UnitWorker(opts_json, plugins=plugins), loop=asyncio.new_event_loop())
+    except ConfigError as exc:  # said by the first unit (fatal), not a pool that just breaks
+        _STATE["error"] = exc
 
 
 def _evaluate(dimension: str, unit: WorkUnit) -> tuple[list[ResultRow], dict[str, Any]]:
-    return _STATE["loop"].run_until_complete(_STATE["worker"].evaluate(dimension, unit))
+    if "error" in _STATE:
+        raise _STATE["error"]
+    rows, usage, _stats = _STATE["loop"].run_until_complete(_STATE["worker"].evaluate(dimension, unit))
+    return rows, usage  # the offline judge keeps no call totals
 
 
 class WorkerDied(RuntimeError):
@@ -70,7 +78,7 @@ class ProcessEngine(Engine):
             self.workers,
             mp_context=multiprocessing.get_context("spawn"),
             initializer=_init_worker,
-            initargs=(self.opts.model_dump_json(),),
+            initargs=(self.opts.model_dump_json(), driver_plugins("--workers")),
         )
 
     async def evaluate(self, dim: Dimension, unit: WorkUnit) -> list[ResultRow]:

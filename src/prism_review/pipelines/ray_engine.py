@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from prism_review.llm.errors import ConfigError
 from prism_review.pipelines.engines import Engine, add_numbers
+from prism_review.pipelines.plugins import driver_plugins
 from prism_review.pipelines.unit_worker import UnitWorker
 
 if TYPE_CHECKING:
@@ -39,15 +40,11 @@ def _ray() -> Any:
 class _Worker(UnitWorker):
     """A Ray actor: one judge, one memo store, every worker's calls under the shared limits."""
 
-    def __init__(self, opts_json: str, limiter: Any) -> None:
+    def __init__(self, opts_json: str, limiter: Any, plugins: list[tuple[str, str, bytes]]) -> None:
         factory = None
         if limiter is not None:
             factory = lambda rpm, tpm, tag: RemoteLimiter(limiter, tag)  # noqa: E731
-        super().__init__(opts_json, factory)
-
-    def stats(self) -> dict[str, Any]:
-        stats = getattr(self.judge, "stats", None)
-        return dict(stats.as_dict()) if stats is not None else {}
+        super().__init__(opts_json, factory, plugins)
 
     async def aclose(self) -> None:
         aclose = getattr(self.judge, "aclose", None)
@@ -120,6 +117,7 @@ class RayEngine(Engine):
 
     async def start(self) -> None:
         ray = _ray()
+        plugins = driver_plugins("--engine ray")  # before starting Ray: a plug-in we cannot send
         if not ray.is_initialized():
             kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False,
                                       "configure_logging": False}
@@ -139,7 +137,7 @@ class RayEngine(Engine):
             limiter = ray.remote(num_cpus=0)(_SharedLimits).remote(rpm, tpm)
         worker = ray.remote(num_cpus=1, max_concurrency=per_actor)(_Worker)
         opts_json = self.opts.model_dump_json()
-        self._actors = [worker.remote(opts_json, limiter) for _ in range(n)]
+        self._actors = [worker.remote(opts_json, limiter, plugins) for _ in range(n)]
         self._idle = asyncio.Queue()
         # offline: each actor holds a second unit in its queue, so it starts the next one while
         # the driver receives and records the last (one per actor left it idle for that round trip)
@@ -153,12 +151,13 @@ class RayEngine(Engine):
         assert self._idle is not None, "RayEngine.start() was not awaited"
         actor = await self._idle.get()
         try:
-            rows, usage = await actor.evaluate.remote(dim.name, unit)
+            rows, usage, stats = await actor.evaluate.remote(dim.name, unit)
         except Exception as exc:
             raise _cause(exc) from exc
         finally:
             self._idle.put_nowait(actor)
         add_numbers(self._usage, usage)
+        add_numbers(self._stats, stats)  # live: the progress display reads it as units come back
         return list(rows)
 
     async def close(self) -> None:
@@ -166,7 +165,8 @@ class RayEngine(Engine):
             return
         ray = _ray()
         try:
-            stats = await asyncio.gather(*(a.stats.remote() for a in self._actors))
+            # what no unit reported yet (the calls of failed units)
+            stats = await asyncio.gather(*(a.stats_since.remote() for a in self._actors))
             for s in stats:
                 add_numbers(self._stats, s)
             await asyncio.gather(*(a.aclose.remote() for a in self._actors))

@@ -90,6 +90,8 @@ class Progress:
         self.papers_total = 0
         self.papers_done = 0
         self.on_update: Callable[[Progress], None] | None = None
+        #: the run's LLM call totals so far (``JudgeStats.as_dict``), the engine's workers' included
+        self.judge_stats: Callable[[], dict[str, Any]] = dict
 
     def update(self) -> None:
         if self.on_update:
@@ -189,6 +191,7 @@ async def _run(
         in_flight = int(manifest["judge_runtime"].get("transport", {}).get("concurrency") or in_flight)
     sem = asyncio.Semaphore(max(1, in_flight))
     engine = engine or LocalEngine(ctx)
+    progress.judge_stats = lambda: engine.judge_stats() or _judge_stats(judge)
     stop = asyncio.Event()
     fatal: list[BaseException] = []
     failed = 0
@@ -343,7 +346,7 @@ async def _run(
             "inputs_skipped": len(load_errors),
             "rows": results.n_rows,
             "usage": engine.usage() or ctx.usage.model_dump(),
-            "judge_stats": engine.judge_stats() or _judge_stats(judge),
+            "judge_stats": progress.judge_stats(),
         }
         with contextlib.suppress(OSError):  # a full disk must not hide the error that stopped us
             write_text(manifest_path, json.dumps(manifest, indent=2, default=str))

@@ -26,6 +26,8 @@ RESERVED_FOLDERS = frozenset({"papers"})
 
 _SYSTEMS: dict[str, SystemSpec] = {}
 _discovered = False
+#: the ids a fresh process registers by itself (built-ins and entry points)
+_FOUND: set[str] = set()
 
 
 def _discover() -> None:
@@ -50,6 +52,7 @@ def _discover() -> None:
     for spec in sorted(found, key=lambda s: s.order):
         if spec.id not in _SYSTEMS:
             _add(spec)
+            _FOUND.add(spec.id)
 
 
 def _add(spec: SystemSpec) -> None:
@@ -79,6 +82,13 @@ def unregister_system(system_id: str) -> None:
     """Remove a system registered with :func:`register_system` (``KeyError`` when unknown)."""
     _discover()
     del _SYSTEMS[system_id]
+
+
+def registered_here() -> list[SystemSpec]:
+    """The systems registered in this process only (``register_system``, bring-your-own
+    folders), which another process does not find by itself."""
+    _discover()
+    return [s for s in _SYSTEMS.values() if s.id not in _FOUND]
 
 
 def systems() -> list[SystemSpec]:

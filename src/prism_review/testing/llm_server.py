@@ -22,6 +22,9 @@ What a request gets back is decided, in order, by:
    non-empty arrays, strings of words; deterministic per request and seed; see
    :mod:`prism_review.testing.schema_fill`).
 
+The replies, faults and chat-completion payloads are in :mod:`prism_review.testing.llm_reply`
+(re-exported here); this module is the server: choosing a reply, HTTP and the Batch API routes.
+
 A reply (``Reply``) is a ``str`` (the assistant content), a ``dict``/``list`` (serialised to
 JSON), or a :class:`Fault`: ``Fault.status(429, retry_after=0.1)``, ``Fault.status(500)``,
 ``Fault.slow(0.5, reply)``, ``Fault.hang(5)`` (a timeout for the client), ``Fault.malformed()``,
@@ -59,98 +62,26 @@ import json
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 from prism_review.testing.llm_batch import BatchStore
-from prism_review.testing.schema_echo import example_for_schema
-from prism_review.testing.schema_fill import fill_schema, seed_for
+from prism_review.testing.llm_reply import (
+    Fault,
+    RecordedRequest,
+    Reply,
+    Responder,
+    default_reply,
+    error_body,
+    render_reply,
+)
 
-
-@dataclass(frozen=True)
-class Fault:
-    """A scripted misbehaviour. Build with the class methods."""
-
-    kind: str
-    status_code: int = 200
-    message: str = ""
-    retry_after: float | None = None
-    delay: float = 0.0
-    then: Any = None
-
-    @classmethod
-    def status(cls, code: int, message: str = "", retry_after: float | None = None) -> Fault:
-        """An HTTP error reply (429, 500, 400, 401, ...), optionally with ``retry-after``."""
-        return cls("status", status_code=code, message=message or f"scripted {code}",
-                   retry_after=retry_after)
-
-    @classmethod
-    def slow(cls, seconds: float, then: Any = None) -> Fault:
-        """Wait ``seconds`` and then answer ``then`` (or the default reply)."""
-        return cls("slow", delay=seconds, then=then)
-
-    @classmethod
-    def hang(cls, seconds: float = 5.0) -> Fault:
-        """Hold the connection ``seconds`` (longer than the client timeout), then close it."""
-        return cls("hang", delay=seconds)
-
-    @classmethod
-    def malformed(cls, text: str = 'Sure! {"answer": oops, unquoted ') -> Fault:
-        """A 200 reply whose content is not JSON."""
-        return cls("content", then=text)
-
-    @classmethod
-    def truncated(cls, reply: Any = None, keep: float = 0.5) -> Fault:
-        """A 200 reply cut at ``keep`` of its length, with ``finish_reason="length"``."""
-        return cls("truncated", then=reply, delay=keep)
-
-    @classmethod
-    def empty(cls) -> Fault:
-        """A 200 reply with empty content."""
-        return cls("content", then="")
-
-    @classmethod
-    def disconnect(cls) -> Fault:
-        """Close the connection without answering (a connection error for the client)."""
-        return cls("disconnect")
-
-    @classmethod
-    def bad_body(cls) -> Fault:
-        """A 200 reply whose HTTP body is not JSON at all."""
-        return cls("bad_body")
-
-
-Reply = str | dict[str, Any] | list[Any] | Fault
-Responder = Callable[[dict[str, Any]], Reply]
-
-
-@dataclass
-class RecordedRequest:
-    """One request the server received (``Authorization`` redacted) and what it answered."""
-
-    path: str
-    body: dict[str, Any]
-    headers: dict[str, str]
-    step: str | None
-    reply: str | None = None
-    fault: str | None = None
-    time: float = field(default_factory=time.monotonic)
-
-    @property
-    def messages(self) -> list[dict[str, Any]]:
-        """The chat messages of the request."""
-        return list(self.body.get("messages", []))
+__all__ = ["Fault", "LLMServer", "RecordedRequest", "Reply", "Responder", "main", "render_reply"]
 
 
 def _body_key(body: dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
-
-
-def _as_text(reply: Any) -> str:
-    return reply if isinstance(reply, str) else json.dumps(reply)
 
 
 class LLMServer:
@@ -306,23 +237,13 @@ class LLMServer:
             self.batch_lines.append(rec)
         if self.reject_json_schema and rf.get("type") == "json_schema":
             rec.fault = "reject_json_schema"
-            return 400, _error_body(400, "response_format json_schema is not supported")
+            return 400, error_body(400, "response_format json_schema is not supported")
         code, payload, _ = self.render(body, self._choose(body, step), rec)
         return code, payload
 
     def default_reply(self, body: dict[str, Any]) -> str:
-        """The schema-aware echo (a minimal valid instance of the requested schema), or with
-        ``schema_seed`` set, an instance built from the schema as constrained decoding does."""
-        rf = body.get("response_format") or {}
-        if rf.get("type") == "json_schema":
-            schema = (rf.get("json_schema") or {}).get("schema", {})
-            if self.schema_seed is not None:
-                return json.dumps(fill_schema(schema, seed_for(body, self.schema_seed)))
-            return json.dumps(example_for_schema(schema))
-        if rf.get("type") == "json_object":
-            return "{}"
-        users = [m for m in body.get("messages", []) if m.get("role") == "user"]
-        return str(users[-1]["content"]) if users else ""
+        """See :func:`~prism_review.testing.llm_reply.default_reply` (with ``schema_seed``)."""
+        return default_reply(body, self.schema_seed)
 
 
 class _Server(ThreadingHTTPServer):
@@ -406,7 +327,7 @@ class _Handler(BaseHTTPRequestHandler):
         self._answer(body, reply, rec)
 
     def _error(self, code: int, message: str, headers: dict[str, str] | None = None) -> None:
-        self._send(code, json.dumps(_error_body(code, message)).encode(), headers)
+        self._send(code, json.dumps(error_body(code, message)).encode(), headers)
 
     def _answer(self, body: dict[str, Any], reply: Reply, rec: RecordedRequest) -> None:
         code, payload, headers = self.owner.render(body, reply, rec)
@@ -416,53 +337,6 @@ class _Handler(BaseHTTPRequestHandler):
             return
         self._send(code, payload if isinstance(payload, bytes) else json.dumps(payload).encode(),
                    headers)
-
-
-def _error_body(code: int, message: str) -> dict[str, Any]:
-    return {"error": {"message": message, "type": "scripted", "code": code}}
-
-
-def render_reply(owner: LLMServer, body: dict[str, Any], reply: Reply,
-                 rec: RecordedRequest) -> tuple[int, Any, dict[str, str]]:
-    """What the chat endpoint answers to ``body`` given the chosen ``reply``: ``(status, JSON
-    payload or raw bytes, headers)``; status 0 means no answer (a hang or a disconnect)."""
-    finish = "stop"
-    if isinstance(reply, Fault):
-        rec.fault = reply.kind
-        if reply.kind == "status":
-            hdrs = {} if reply.retry_after is None else {"retry-after": f"{reply.retry_after:g}"}
-            return reply.status_code, _error_body(reply.status_code, reply.message), hdrs
-        if reply.kind == "hang":
-            return 0, None, {"hang": str(reply.delay)}
-        if reply.kind == "disconnect":
-            return 0, None, {}
-        if reply.kind == "bad_body":
-            return 200, b"<html>gateway error</html>", {}
-        if reply.kind == "slow":
-            time.sleep(reply.delay)
-            reply = reply.then if reply.then is not None else owner.default_reply(body)
-        elif reply.kind == "truncated":
-            full = _as_text(reply.then if reply.then is not None else owner.default_reply(body))
-            reply, finish = full[: max(1, int(len(full) * reply.delay))], "length"
-        else:  # "content": malformed or empty
-            reply = reply.then
-    text = _as_text(reply)
-    rec.reply = text
-    prompt_chars = sum(len(str(m.get("content", ""))) for m in body.get("messages", []))
-    completion = {
-        "id": f"chatcmpl-loopback-{len(owner.requests)}",
-        "object": "chat.completion",
-        "created": int(time.time()),
-        "model": body.get("model", "test-model"),
-        "choices": [{"index": 0, "finish_reason": finish,
-                     "message": {"role": "assistant", "content": text}}],
-        "usage": {"prompt_tokens": prompt_chars // 4 + 1,
-                  "completion_tokens": len(text) // 4 + 1,
-                  "total_tokens": prompt_chars // 4 + len(text) // 4 + 2},
-    }
-    if owner.prompt_cache:
-        completion["usage"]["prompt_tokens_details"] = {"cached_tokens": owner.cached_prefix_tokens(body)}
-    return 200, completion, {}
 
 
 def main(argv: list[str] | None = None) -> None:
