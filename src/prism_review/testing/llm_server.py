@@ -30,6 +30,10 @@ JSON), or a :class:`Fault`: ``Fault.status(429, retry_after=0.1)``, ``Fault.stat
 ``server.latency`` delays every reply; ``server.reject_json_schema = True`` answers 400 to any
 ``json_schema`` request (to test the JSON-mode fallback); ``server.api_key = "k"`` answers 401
 to a chat completion that does not carry ``Authorization: Bearer k``.
+``server.max_output_tokens = N`` makes the server act as a model whose replies stop at an
+output limit: a reply longer than ``N`` tokens (4 characters each, as its ``usage`` counts), or
+than the request's ``max_tokens`` when ``server.enforce_max_tokens`` is set, is cut there and
+answered with ``finish_reason="length"`` (``RecordedRequest.finish`` records it).
 
 Every request is recorded in ``server.requests`` (``RecordedRequest`` with ``.body``,
 ``.headers`` — the ``Authorization`` header is redacted — ``.step`` and ``.reply``);
@@ -137,6 +141,7 @@ class RecordedRequest:
     step: str | None
     reply: str | None = None
     fault: str | None = None
+    finish: str | None = None
     time: float = field(default_factory=time.monotonic)
 
     @property
@@ -164,6 +169,10 @@ class LLMServer:
         self.schema_seed = schema_seed
         self.port = port
         self.reject_json_schema = False
+        #: a model's output limit and whether the request's ``max_tokens`` also cuts replies
+        #: (see the module docstring); off by default
+        self.max_output_tokens: int | None = None
+        self.enforce_max_tokens = False
         #: when set, a chat completion whose ``Authorization`` is not ``Bearer <api_key>`` is
         #: answered 401, as a provider answers a wrong key
         self.api_key: str | None = None
@@ -447,7 +456,12 @@ def render_reply(owner: LLMServer, body: dict[str, Any], reply: Reply,
         else:  # "content": malformed or empty
             reply = reply.then
     text = _as_text(reply)
-    rec.reply = text
+    limits = [n for n in (owner.max_output_tokens,
+                          body.get("max_completion_tokens") or body.get("max_tokens") if owner.enforce_max_tokens else None)
+              if n is not None]
+    if limits and len(text) // 4 + 1 > min(limits):
+        text, finish = text[: 4 * min(limits)], "length"
+    rec.reply, rec.finish = text, finish
     prompt_chars = sum(len(str(m.get("content", ""))) for m in body.get("messages", []))
     completion = {
         "id": f"chatcmpl-loopback-{len(owner.requests)}",
