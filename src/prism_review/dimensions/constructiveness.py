@@ -39,12 +39,9 @@ from prism_review.judge.constructiveness.arc_batch import (
     ARCBatchInput,
     ARCBatchStep,
     BatchReview,
+    reply_budget,
 )
-from prism_review.metrics.constructiveness import (
-    COUNT_KEYS,
-    adaptive_max_tokens,
-    compute_review_metrics,
-)
+from prism_review.metrics.constructiveness import COUNT_KEYS, compute_review_metrics
 from prism_review.pipelines.protocol import is_economical
 from prism_review.records import Paper, Review
 from prism_review.systems.text import review_text
@@ -125,7 +122,7 @@ class ConstructivenessDimension(Dimension):
 
     def joins_group(self, group: list[list[WorkUnit]], units: list[WorkUnit]) -> bool:
         """Whole papers while the call stays within MAX_GROUP_REVIEWS non-empty reviews and
-        the reply budget (the reviews' adaptive output budgets, as ``arc_batch`` sums them), and
+        the reply cap (the group's reply budget, ``arc_batch.reply_budget``), and
         the group within MAX_GROUP_REVIEWS papers (papers without a review to judge never hold
         the runner's stream back for long)."""
         if len(group) >= MAX_GROUP_REVIEWS:
@@ -133,7 +130,7 @@ class ConstructivenessDimension(Dimension):
         texts = [t for u in [*(x for g in group for x in g), *units]
                  if (t := review_text(u.reviews[0], "constructiveness")).strip()]
         return (len(texts) <= MAX_GROUP_REVIEWS
-                and sum(adaptive_max_tokens(len(t)) for t in texts) <= MAX_REPLY_TOKENS)
+                and reply_budget([len(t) for t in texts]) <= MAX_REPLY_TOKENS)
 
     def seal_group(self, group: list[list[WorkUnit]]) -> None:
         members = _members([u for g in group for u in g])
