@@ -4,7 +4,7 @@ One work unit per review (each human review separately, each LLM system's review
 the ARC step once (under the economical protocol with an LLM judge, the reviews of a group of
 consecutive papers share one ``constructiveness.arc_batch`` call, made once through the run memo,
 its answer split back per review; groups are whole papers, at most ``MAX_GROUP_REVIEWS`` reviews
-within the reply budget, sealed by the runner (``pipelines/grouping.py``); a paper the group's
+within the reply estimate (``arc_batch.reply_budget``), sealed by the runner (``pipelines/grouping.py``); a paper the group's
 reply left wholly unscored gets its own call) and yields one row: metrics ``mcs`` (headline), ``ar``, ``sd``, ``cd``,
 ``d1``…``d5``, the counts per comment type, and ``verbatim_rate`` (share of anchor quotes found
 verbatim in the review; the original never checked them). ``extracted["arcs"]`` holds the ARCs

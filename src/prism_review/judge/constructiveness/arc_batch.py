@@ -13,8 +13,9 @@ the reply's reviews, with the reference's per-call safety floor once per call: t
 sizes one review's reply as ``max(table floor, ratio estimate)`` (§7.2), and its code calls the
 ratio estimate (``max(5, L/350)`` ARCs × 130 tokens × 1.5) the primary estimate and the length
 table the safety floor. A shared reply is the reviews' ARC lists one after the other, so its
-size is the sum of theirs; the floor guards one call, not each review in it. A reply cut at the
-budget is re-asked once with twice the budget (the judge's ``finish_reason="length"`` rule) and
+size is the sum of theirs; the floor guards one call, not each review in it. The estimate packs
+the groups (at most ``MAX_REPLY_TOKENS``); every call asks for the cap itself. A reply cut at the
+cap is re-asked once with twice the budget (the judge's ``finish_reason="length"`` rule) and
 otherwise fails as a whole (a cut reply is never completed), and then each paper of the group
 gets its own call (``dimensions/constructiveness.py``). ``docs/fidelity.md``, "Group reply
 budget of constructiveness calls".
@@ -112,7 +113,11 @@ class ARCBatchStep(JudgeStep[ARCBatchInput, ARCBatchOutput]):
                 ChatMessage(role="user", content=f"{BATCH_INSTRUCTION}\n\n{blocks}")]
 
     def max_tokens(self, inp: ARCBatchInput) -> int:
-        return min(MAX_REPLY_TOKENS, reply_budget([len(r.review_text) for r in inp.reviews]))
+        """The reply cap, not the reply's estimate: a budget is a ceiling (output is billed as
+        produced), the estimate decides how many reviews share a call (``reply_budget``), and a
+        reply longer than its estimate but within the cap is not cut (a cut reply is paid for and
+        thrown away)."""
+        return MAX_REPLY_TOKENS
 
     def offline(self, inp: ARCBatchInput) -> ARCBatchOutput:
         return ARCBatchOutput(reviews=[
