@@ -4,8 +4,8 @@ One work unit per review (each human review separately, each LLM system's review
 the ARC step once (under the economical protocol with an LLM judge, the reviews of a group of
 consecutive papers share one ``constructiveness.arc_batch`` call, made once through the run memo,
 its answer split back per review; groups are whole papers, at most ``MAX_GROUP_REVIEWS`` reviews
-within the reply estimate (``arc_batch.reply_budget``), sealed by the runner (``pipelines/grouping.py``); a paper the group's
-reply left wholly unscored gets its own call) and yields one row: metrics ``mcs`` (headline), ``ar``, ``sd``, ``cd``,
+whose reply estimate (``arc_batch.reply_budget``) is within the reply cap, sealed by the runner
+(``pipelines/grouping.py``); a paper the group's reply left wholly unscored gets its own call) and yields one row: metrics ``mcs`` (headline), ``ar``, ``sd``, ``cd``,
 ``d1``…``d5``, the counts per comment type, and ``verbatim_rate`` (share of anchor quotes found
 verbatim in the review; the original never checked them). ``extracted["arcs"]`` holds the ARCs
 with an ``anchor_verbatim`` flag, so metrics can be recomputed from the results log
@@ -122,7 +122,7 @@ class ConstructivenessDimension(Dimension):
 
     def joins_group(self, group: list[list[WorkUnit]], units: list[WorkUnit]) -> bool:
         """Whole papers while the call stays within MAX_GROUP_REVIEWS non-empty reviews and
-        the reply cap (the group's reply budget, ``arc_batch.reply_budget``), and
+        the group's reply estimate (``arc_batch.reply_budget``) within the reply cap, and
         the group within MAX_GROUP_REVIEWS papers (papers without a review to judge never hold
         the runner's stream back for long)."""
         if len(group) >= MAX_GROUP_REVIEWS:
