@@ -39,12 +39,21 @@ def _paper_texts(n: int = N) -> list[list[str]]:
     return out
 
 
+def _budget(texts: list[str]) -> int:
+    """A reply's budget, counted here: every review's ratio estimate max(5, L/350)·130·1.5 (at
+    most its per-call budget of §7.2), plus the largest excess of a per-call budget over its
+    review's estimate, once."""
+    per_call = [adaptive_max_tokens(len(t)) for t in texts]
+    est = [min(b, int(max(5, len(t) / 350) * 195)) for b, t in zip(per_call, texts, strict=True)]
+    return sum(est) + max(b - e for b, e in zip(per_call, est, strict=True))
+
+
 def _expected_groups(papers: list[list[str]]) -> list[int]:
     """Papers per group of a greedy packing of whole papers under the bounds (counted here)."""
     groups: list[list[list[str]]] = []
     for texts in papers:
         cand = [t for p in (groups[-1] if groups else []) for t in p] + texts
-        fits = len(cand) <= MAX_GROUP_REVIEWS and sum(adaptive_max_tokens(len(t)) for t in cand) <= MAX_REPLY_TOKENS
+        fits = len(cand) <= MAX_GROUP_REVIEWS and _budget(cand) <= MAX_REPLY_TOKENS
         if groups and fits:
             groups[-1].append(texts)
         else:

@@ -101,3 +101,24 @@ async def test_fault_kinds_seen_by_sdk(llm_server):
     r = await c.chat.completions.create(model="m", messages=msgs)
     assert r.choices[0].message.content == "abcd" and r.choices[0].finish_reason == "length"
     assert [x.fault for x in llm_server.requests] == ["status", "status", "content", "truncated"]
+
+
+async def test_an_output_limit_cuts_long_replies_with_finish_reason_length(llm_server):
+    """``max_output_tokens`` (a model's limit) and ``enforce_max_tokens`` (the request's budget)
+    cut a reply longer than the limit, in 4-character tokens, as a provider does."""
+    c = _client(llm_server)
+    msgs = [{"role": "user", "content": "hi"}]
+    long = "x" * 400  # 101 tokens
+    llm_server.script(long, long, long, long)
+    r = await c.chat.completions.create(model="m", messages=msgs, max_tokens=10)
+    assert r.choices[0].message.content == long and r.choices[0].finish_reason == "stop"  # off by default
+    llm_server.max_output_tokens = 50
+    r = await c.chat.completions.create(model="m", messages=msgs, max_tokens=10)
+    assert r.choices[0].message.content == "x" * 200 and r.choices[0].finish_reason == "length"
+    llm_server.enforce_max_tokens = True
+    r = await c.chat.completions.create(model="m", messages=msgs, max_tokens=10)
+    assert r.choices[0].message.content == "x" * 40 and r.choices[0].finish_reason == "length"
+    llm_server.max_output_tokens = None
+    r = await c.chat.completions.create(model="m", messages=msgs, max_tokens=200)
+    assert r.choices[0].message.content == long and r.choices[0].finish_reason == "stop"
+    assert [x.finish for x in llm_server.requests] == ["stop", "length", "length", "stop"]

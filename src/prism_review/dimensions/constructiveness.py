@@ -4,8 +4,8 @@ One work unit per review (each human review separately, each LLM system's review
 the ARC step once (under the economical protocol with an LLM judge, the reviews of a group of
 consecutive papers share one ``constructiveness.arc_batch`` call, made once through the run memo,
 its answer split back per review; groups are whole papers, at most ``MAX_GROUP_REVIEWS`` reviews
-within the reply budget, sealed by the runner (``pipelines/grouping.py``); a paper the group's
-reply left wholly unscored gets its own call) and yields one row: metrics ``mcs`` (headline), ``ar``, ``sd``, ``cd``,
+whose reply estimate (``arc_batch.reply_budget``) is within the reply cap, sealed by the runner
+(``pipelines/grouping.py``); a paper the group's reply left wholly unscored gets its own call) and yields one row: metrics ``mcs`` (headline), ``ar``, ``sd``, ``cd``,
 ``d1``…``d5``, the counts per comment type, and ``verbatim_rate`` (share of anchor quotes found
 verbatim in the review; the original never checked them). ``extracted["arcs"]`` holds the ARCs
 with an ``anchor_verbatim`` flag, so metrics can be recomputed from the results log
@@ -39,12 +39,9 @@ from prism_review.judge.constructiveness.arc_batch import (
     ARCBatchInput,
     ARCBatchStep,
     BatchReview,
+    reply_budget,
 )
-from prism_review.metrics.constructiveness import (
-    COUNT_KEYS,
-    adaptive_max_tokens,
-    compute_review_metrics,
-)
+from prism_review.metrics.constructiveness import COUNT_KEYS, compute_review_metrics
 from prism_review.pipelines.protocol import is_economical
 from prism_review.records import Paper, Review
 from prism_review.systems.text import review_text
@@ -121,14 +118,14 @@ class ConstructivenessDimension(Dimension):
 
     def joins_group(self, group: list[list[WorkUnit]], units: list[WorkUnit]) -> bool:
         """Whole papers while the call stays within MAX_GROUP_REVIEWS non-empty reviews and
-        the reply budget (the reviews' adaptive output budgets, as ``arc_batch`` sums them), and
+        the group's reply estimate (``arc_batch.reply_budget``) within the reply cap, and
         the group within MAX_GROUP_REVIEWS papers (papers without a review to judge never hold
         the runner's stream back for long)."""
         if len(group) >= MAX_GROUP_REVIEWS:
             return False
         texts = [t for u in [*(x for g in group for x in g), *units] if (t := _text(u)).strip()]
         return (len(texts) <= MAX_GROUP_REVIEWS
-                and sum(adaptive_max_tokens(len(t)) for t in texts) <= MAX_REPLY_TOKENS)
+                and reply_budget([len(t) for t in texts]) <= MAX_REPLY_TOKENS)
 
     def seal_group(self, group: list[list[WorkUnit]]) -> None:
         """Each unit of the group gets the group's call content (``(batch id, review key, text)``

@@ -73,8 +73,11 @@ DEFAULTS: dict[str, Any] = {
 #: built-in per-step values (the lowest layer: any configured value wins): the reference's
 #: output budget of flaw consolidation and mapping, which the global cap would otherwise cut;
 #: novelty's paper verdict call, whose claims are chunked to fit this budget
-#: (``judge/novelty/verdict_review.py`` ``PAPER_REPLY_TOKENS``)
+#: (``judge/novelty/verdict_review.py`` ``PAPER_REPLY_TOKENS``); constructiveness's group call,
+#: whose groups are packed to fit it (``judge/constructiveness/arc_batch.py``
+#: ``MAX_REPLY_TOKENS``; without it the global cap cut a group's budget to 8,000)
 STEP_DEFAULTS: dict[str, dict[str, Any]] = {
+    "constructiveness.arc_batch": {"max_tokens": 32_000},
     "flaws.consolidate": {"max_tokens": 35_000},
     "flaws.map": {"max_tokens": 35_000},
     "flaws.map_batch": {"max_tokens": 35_000},

@@ -118,6 +118,13 @@ def validate_arcs(items: Iterable[Any]) -> list[dict[str, Any]]:
     return arcs
 
 
+def arc_ratio_tokens(review_length: int) -> int:
+    """The reference's reply estimate for one review (§7.2 "ratio budget", its "primary
+    estimate"): ``int(max(5, L/350)·130·1.5)``, about one ARC per 350 characters at 130 output
+    tokens per ARC, with a 1.5× safety margin."""
+    return int(max(5.0, review_length / 350) * 130 * 1.5)
+
+
 def adaptive_max_tokens(review_length: int, *, include_paper: bool = False) -> int:
     """The per-call output-token budget of §7.2 (risk K1: computed per call, never stored).
 
@@ -135,8 +142,7 @@ def adaptive_max_tokens(review_length: int, *, include_paper: bool = False) -> i
         table = 7000
     else:
         table = 8000
-    ratio = int(max(5.0, L / 350) * 130 * 1.5)
-    budget = max(table, ratio)
+    budget = max(table, arc_ratio_tokens(L))
     if include_paper:
         budget = int(budget * 1.2)
     return max(2500, min(8000, budget))

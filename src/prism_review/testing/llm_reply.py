@@ -84,6 +84,7 @@ class RecordedRequest:
     step: str | None
     reply: str | None = None
     fault: str | None = None
+    finish: str | None = None
     time: float = field(default_factory=time.monotonic)
 
     @property
@@ -101,6 +102,8 @@ class ReplyOwner(Protocol):
 
     requests: list[RecordedRequest]
     prompt_cache: bool
+    max_output_tokens: int | None
+    enforce_max_tokens: bool
 
     def default_reply(self, body: dict[str, Any]) -> str: ...
 
@@ -151,7 +154,12 @@ def render_reply(owner: ReplyOwner, body: dict[str, Any], reply: Reply,
         else:  # "content": malformed or empty
             reply = reply.then
     text = _as_text(reply)
-    rec.reply = text
+    requested = body.get("max_completion_tokens") or body.get("max_tokens")
+    limits = [n for n in (owner.max_output_tokens,
+                          requested if owner.enforce_max_tokens else None) if n is not None]
+    if limits and len(text) // 4 + 1 > min(limits):  # a model stops at its output limit
+        text, finish = text[: 4 * min(limits)], "length"
+    rec.reply, rec.finish = text, finish
     prompt_chars = sum(len(str(m.get("content", ""))) for m in body.get("messages", []))
     completion = {
         "id": f"chatcmpl-loopback-{len(owner.requests)}",

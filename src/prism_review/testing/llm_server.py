@@ -33,6 +33,10 @@ JSON), or a :class:`Fault`: ``Fault.status(429, retry_after=0.1)``, ``Fault.stat
 ``server.latency`` delays every reply; ``server.reject_json_schema = True`` answers 400 to any
 ``json_schema`` request (to test the JSON-mode fallback); ``server.api_key = "k"`` answers 401
 to a chat completion that does not carry ``Authorization: Bearer k``.
+``server.max_output_tokens = N`` makes the server act as a model whose replies stop at an
+output limit: a reply longer than ``N`` tokens (4 characters each, as its ``usage`` counts), or
+than the request's ``max_tokens`` when ``server.enforce_max_tokens`` is set, is cut there and
+answered with ``finish_reason="length"`` (``RecordedRequest.finish`` records it).
 
 Every request is recorded in ``server.requests`` (``RecordedRequest`` with ``.body``,
 ``.headers`` — the ``Authorization`` header is redacted — ``.step`` and ``.reply``);
@@ -95,6 +99,10 @@ class LLMServer:
         self.schema_seed = schema_seed
         self.port = port
         self.reject_json_schema = False
+        #: a model's output limit and whether the request's ``max_tokens`` also cuts replies
+        #: (see the module docstring); off by default
+        self.max_output_tokens: int | None = None
+        self.enforce_max_tokens = False
         #: when set, a chat completion whose ``Authorization`` is not ``Bearer <api_key>`` is
         #: answered 401, as a provider answers a wrong key
         self.api_key: str | None = None

@@ -7,6 +7,18 @@ the reply is split back per review into exactly what ``constructiveness.arc`` re
 (the same ARC validation, renumbering and missing-score rule), so the metrics are the same code.
 A review missing from the reply, or with an ARC lacking a numeric score, is re-asked once (the
 whole call) and otherwise left unscored (its entry absent).
+
+The reply budget (:func:`reply_budget`) is the reference's own estimate of a reply, summed over
+the reply's reviews, with the reference's per-call safety floor once per call: the reference
+sizes one review's reply as ``max(table floor, ratio estimate)`` (§7.2), and its code calls the
+ratio estimate (``max(5, L/350)`` ARCs × 130 tokens × 1.5) the primary estimate and the length
+table the safety floor. A shared reply is the reviews' ARC lists one after the other, so its
+size is the sum of theirs; the floor guards one call, not each review in it. The estimate packs
+the groups (at most ``MAX_REPLY_TOKENS``); every call asks for the cap itself. A reply cut at the
+cap is re-asked once with twice the budget (the judge's ``finish_reason="length"`` rule) and
+otherwise fails as a whole (a cut reply is never completed), and then each paper of the group
+gets its own call (``dimensions/constructiveness.py``). ``docs/fidelity.md``, "Group reply
+budget of constructiveness calls".
 """
 
 from __future__ import annotations
@@ -19,10 +31,26 @@ from prism_review.judge.base import ChatMessage, JudgeStep
 from prism_review.judge.constructiveness import prompt
 from prism_review.judge.constructiveness.arc import ARC, ARCInput, ARCOutput, ARCStep
 from prism_review.judge.fence import fence
-from prism_review.metrics.constructiveness import DIMENSIONS, adaptive_max_tokens
+from prism_review.metrics.constructiveness import DIMENSIONS, adaptive_max_tokens, arc_ratio_tokens
 
 _ONE = ARCStep()
+#: the reply cap of one call, within common models' output limits (the judge's per-step
+#: default for this step, ``llm/settings.py`` ``STEP_DEFAULTS``, is the same number)
 MAX_REPLY_TOKENS = 32_000
+
+
+def reply_budget(review_lengths: list[int]) -> int:
+    """Output tokens for one reply holding reviews of these lengths (characters), uncapped.
+
+    Each review's ratio estimate (``arc_ratio_tokens``: its ARCs at 130 tokens with the 1.5
+    margin, never more than its own per-call budget), plus the call's floor once: the largest
+    amount by which a review's per-call budget (``adaptive_max_tokens``) exceeds its estimate.
+    One review: exactly the reference's per-call budget. The result does not depend on the
+    order of the reviews."""
+    if not review_lengths:
+        return 0
+    pairs = [(adaptive_max_tokens(n), min(arc_ratio_tokens(n), adaptive_max_tokens(n))) for n in review_lengths]
+    return sum(est for _, est in pairs) + max(per_call - est for per_call, est in pairs)
 
 
 class BatchReview(BaseModel):
@@ -85,7 +113,11 @@ class ARCBatchStep(JudgeStep[ARCBatchInput, ARCBatchOutput]):
                 ChatMessage(role="user", content=f"{BATCH_INSTRUCTION}\n\n{blocks}")]
 
     def max_tokens(self, inp: ARCBatchInput) -> int:
-        return min(MAX_REPLY_TOKENS, sum(adaptive_max_tokens(len(r.review_text)) for r in inp.reviews))
+        """The reply cap, not the reply's estimate: a budget is a ceiling (output is billed as
+        produced), the estimate decides how many reviews share a call (``reply_budget``), and a
+        reply longer than its estimate but within the cap is not cut (a cut reply is paid for and
+        thrown away)."""
+        return MAX_REPLY_TOKENS
 
     def offline(self, inp: ARCBatchInput) -> ARCBatchOutput:
         return ARCBatchOutput(reviews=[
