@@ -60,6 +60,7 @@ def repeated_cv(
         s = setup[dim]
         gw = float(s["gpt4o_weight"])
         unused = T._unused(len(tf.vocab), hand.shape[1], sup.shape[1], x.shape[1], s)
+        lcol = T.length_column(len(tf.vocab), s)
         y = np.r_[[T.numeric_mean(r["labels"][aspect]["raw"]) for r in rows],
                   [T.majority(r["labels"].get(aspect)) for r in gpt_rows]]
         gold = np.array([T.majority(r["labels"][aspect]["majority"]) for r in rows])
@@ -73,7 +74,7 @@ def repeated_cv(
                 for k in range(5):
                     tr, te = np.where(f != k)[0], np.where(f == k)[0]
                     idx = T._rows(tr, np.where(fg != k)[0], n_h, gw > 0 and bool(gpt_rows))
-                    oof[te] = T._predict((x, y, src, alpha, unused, gw), idx, te)
+                    oof[te] = T._predict((x, y, src, alpha, unused, gw, lcol), idx, te)
                 t1, t2 = T.proportion_thresholds(oof[g], gold[g], aspect)
                 cont.append(T._spearman(oof[g], gold[g]))
                 lev.append(T._spearman(T._levels(oof, t1, t2)[g], gold[g]))

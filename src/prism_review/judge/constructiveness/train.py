@@ -41,10 +41,12 @@ import numpy as np
 
 from prism_review.data.jsonl import read_jsonl
 from prism_review.judge.constructiveness.features import (
+    HAND_NAMES,
     Tfidf,
     density_matrix,
     hand_matrix,
 )
+from prism_review.judge.constructiveness.lengthfree import length_free_ridge
 from prism_review.judge.constructiveness.model import ARTEFACT, artefact_dir
 from prism_review.judge.constructiveness.support import SUPPORT_NAMES, encoder_at, support_matrix
 from prism_review.judge.constructiveness.train_types import train_types
@@ -65,8 +67,10 @@ INNER_FOLDS = 4
 SETUP: dict[str, dict[str, Any]] = {
     "D1_actionability": {"gpt4o_weight": 0.0, "density": False},
     "D2_specificity": {"gpt4o_weight": 1.0, "density": False},
-    "D3_justification": {"gpt4o_weight": 0.5, "density": True},
+    "D3_justification": {"gpt4o_weight": 0.5, "density": True, "length_free": True},
 }
+#: ``length_free``: the log-length column and the intercept are not penalised, so the other
+#: features are fitted to the length-residualised target (:mod:`.lengthfree`; model card).
 DEFAULT_REVUTIL = Path(f"{SHARED}/data/labels/revutil/dev.jsonl")
 DEFAULT_GPT4O = Path(f"{SHARED}/data/labels/revutil-gpt4o/train.jsonl")
 DEFAULT_DISAPERE = Path(f"{SHARED}/data/labels/disapere")
@@ -152,6 +156,11 @@ def _unused(n_tf: int, n_hand: int, n_support: int, n_cols: int, setup: dict[str
     return out
 
 
+def length_column(n_tf: int, setup: dict[str, Any]) -> int | None:
+    """The log-length column of :func:`_matrix` when the set-up leaves it unpenalised, else None."""
+    return n_tf + HAND_NAMES.index("log_len") if setup.get("length_free", False) else None
+
+
 def _masked(x: np.ndarray, unused: list[slice]) -> np.ndarray:
     if not unused:
         return x
@@ -168,14 +177,20 @@ def _fit(
     alpha: float,
     unused: list[slice],
     gpt_weight: float,
+    length_col: int | None = None,
 ) -> tuple[np.ndarray, float]:
     """Ridge on [x | source column]; the ``unused`` column blocks zeroed (their coefficients are
     then exactly 0). Returns the coefficients of ``x`` (the source column is dropped: it is 0 at
-    prediction time) and the intercept."""
+    prediction time) and the intercept. ``length_col``: the log-length column, left unpenalised
+    (:func:`~.lengthfree.length_free_ridge`); None: plain ridge."""
     x = _masked(x, unused)
     ok = ~np.isnan(y)
     w = np.where(src > 0, gpt_weight, 1.0)
-    coef, b = _ridge(np.hstack([x, src[:, None]])[ok], y[ok], alpha, w[ok])
+    xs = np.hstack([x, src[:, None]])[ok]
+    if length_col is None:
+        coef, b = _ridge(xs, y[ok], alpha, w[ok])
+    else:
+        coef, b = length_free_ridge(xs, y[ok], alpha, w[ok], length_col)
     return coef[:-1], b
 
 
@@ -190,10 +205,10 @@ def _rows(human: np.ndarray, gpt: np.ndarray, n_h: int, use_gpt: bool) -> np.nda
 
 
 def _predict(fit: tuple[Any, ...], train: np.ndarray, test: np.ndarray) -> np.ndarray:
-    """Fit on rows ``train`` of ``fit`` = (x, y, source, alpha, unused blocks, GPT-4o weight) and
-    predict rows ``test``."""
-    x, y, src, alpha, unused, gw = fit
-    coef, b = _fit(x[train], y[train], src[train], alpha, unused, gw)
+    """Fit on rows ``train`` of ``fit`` = (x, y, source, alpha, unused blocks, GPT-4o weight,
+    log-length column or None) and predict rows ``test``."""
+    x, y, src, alpha, unused, gw, length_col = fit
+    coef, b = _fit(x[train], y[train], src[train], alpha, unused, gw, length_col)
     return np.asarray(_masked(x[test], unused) @ coef + b)
 
 
@@ -261,7 +276,7 @@ def train_rubric(
             lv = np.zeros(n_h)
             for tr, te, g_idx, x, n_tf in fold_data:
                 unused = _unused(n_tf, hand.shape[1], n_sup, x.shape[1], dim_setup)
-                fit = (x, y_all, src_all, alpha, unused, gw)
+                fit = (x, y_all, src_all, alpha, unused, gw, length_column(n_tf, dim_setup))
                 oof[te] = _predict(fit, _rows(tr, g_idx, n_h, use_gpt), te)
                 # the fold's thresholds are made as the shipped ones are: from out-of-fold
                 # predictions (an inner grouped CV over the training folds), not from the fit's
@@ -306,7 +321,8 @@ def train_rubric(
         t1, t2 = proportion_thresholds(best_oof[g], gold[g], aspect)
         idx_all = np.arange(n_h + len(gtexts)) if use_gpt else np.arange(n_h)
         unused = _unused(len(tfidf.vocab), hand.shape[1], n_sup, x_all.shape[1], dim_setup)
-        coef, b = _fit(x_all[idx_all], y_all[idx_all], src_all[idx_all], best_alpha, unused, gw)
+        coef, b = _fit(x_all[idx_all], y_all[idx_all], src_all[idx_all], best_alpha, unused, gw,
+                       length_column(len(tfidf.vocab), dim_setup))
         scorers[dim] = {
             "aspect": aspect,
             "alpha": best_alpha,
