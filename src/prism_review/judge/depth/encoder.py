@@ -204,12 +204,8 @@ class SentenceEncoder:
             while self._in_flight < PREFETCH_IN_FLIGHT * self.workers and self._backlog:
                 t, f = self._backlog.popleft()
                 if f.set_running_or_notify_cancel():  # false: taken back by a call
-                    try:
-                        self._pool().submit(self._prefetched, t, f)
-                    except RuntimeError as exc:  # the interpreter is shutting down
-                        f.set_exception(exc)
-                        continue
                     self._in_flight += 1
+                    self._pool().submit(self._prefetched, t, f)
 
     def _prefetched(self, text: str, future: Future[np.ndarray]) -> None:
         try:
