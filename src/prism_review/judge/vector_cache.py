@@ -21,9 +21,6 @@ class VectorCache:
     def __len__(self) -> int:
         return len(self._vectors)
 
-    def has(self, text: str) -> bool:
-        return text in self._vectors
-
     def clear(self) -> None:
         self._vectors.clear()
 
