@@ -133,3 +133,24 @@ async def test_dimensions_can_be_added_to_a_run_folder(tmp_path):
     assert set(manifest["dimensions"]) == {"toy-count", "depth"}
     written = write_run_outputs(out, html=False)
     assert {d.name for d in written.dims} == {"toy-count", "depth"}
+
+
+async def test_units_are_prefetched_when_queued_and_resumed_ones_are_not(tmp_path, monkeypatch):
+    """The in-process engine asks the dimension to prefetch each unit it queues (the DoA
+    encoder's runs), before the unit is evaluated; a resumed run prefetches nothing."""
+    seen: list[str] = []
+    evaluated: list[str] = []
+    orig = _Count.evaluate
+
+    async def evaluate(self, unit, ctx):
+        assert unit.key in seen  # prefetched before it ran
+        evaluated.append(unit.key)
+        return await orig(self, unit, ctx)
+
+    monkeypatch.setattr(_Count, "prefetch", lambda self, unit, ctx: seen.append(unit.key), raising=False)
+    monkeypatch.setattr(_Count, "evaluate", evaluate)
+    res = await run_evaluation(_opts(tmp_path, limit=3), judge=OfflineJudge())
+    assert sorted(seen) == sorted(evaluated) and len(seen) == res.units_done > 0
+    seen.clear()
+    await run_evaluation(_opts(tmp_path, limit=3), judge=OfflineJudge())
+    assert seen == []

@@ -156,6 +156,12 @@ class Dimension(ABC):
     async def evaluate(self, unit: WorkUnit, ctx: RunContext) -> list[ResultRow]:
         """Judge one unit and return its rows (never raise for bad model output: mark unscored)."""
 
+    def prefetch(self, unit: WorkUnit, ctx: RunContext) -> None:
+        """Start, in the background, work that :meth:`evaluate` of ``unit`` will need soon
+        (the offline judge's encoder runs), so it overlaps this process's other work. Must
+        not change any result; the runner calls it for units queued in this process."""
+        return None
+
     # -- calls spanning consecutive papers (pipelines/grouping.py) ------------------------------
     def packs_papers(self, ctx: RunContext) -> bool:
         """Whether the runner packs consecutive papers into groups for this dimension in the

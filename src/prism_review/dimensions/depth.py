@@ -85,6 +85,16 @@ class DepthDimension(Dimension):
     ) -> Iterable[WorkUnit]:
         return self.per_review_units(paper, reviews, systems)
 
+    def prefetch(self, unit: WorkUnit, ctx: RunContext) -> None:
+        """Offline judge: queue the review's sentences on the encoder's workers, so they are
+        encoded while the units before this one are classified and grounded (same vectors:
+        each sentence is encoded alone)."""
+        if getattr(ctx.judge, "mode", None) != "offline" or is_economical(ctx):
+            return
+        text = review_text(unit.reviews[0], "depth", compat=ctx.compat)
+        if text.strip():
+            SEGMENT.prefetch(SegmentInput(review_text=text, compat=ctx.compat))
+
     async def evaluate(self, unit: WorkUnit, ctx: RunContext) -> list[ResultRow]:
         review = unit.reviews[0]
         compat = ctx.compat

@@ -21,6 +21,9 @@ class VectorCache:
     def __len__(self) -> int:
         return len(self._vectors)
 
+    def has(self, text: str) -> bool:
+        return text in self._vectors
+
     def clear(self) -> None:
         self._vectors.clear()
 

@@ -34,6 +34,10 @@ class Engine:
     async def evaluate(self, dim: Dimension, unit: WorkUnit) -> list[ResultRow]:
         raise NotImplementedError
 
+    def prefetch(self, dim: Dimension, unit: WorkUnit) -> None:
+        """``unit`` will be evaluated soon: let it start background work where it will run
+        (the in-process engine asks the dimension; engines with workers elsewhere do not)."""
+
     async def close(self) -> None:
         """Release resources; called once after the last unit, even on failure."""
 
@@ -57,3 +61,6 @@ class LocalEngine(Engine):
 
     async def evaluate(self, dim: Dimension, unit: WorkUnit) -> list[ResultRow]:
         return await dim.evaluate(unit, self.ctx)
+
+    def prefetch(self, dim: Dimension, unit: WorkUnit) -> None:
+        dim.prefetch(unit, self.ctx)

@@ -288,6 +288,7 @@ async def _run(
                 if stop.is_set():
                     window.release()
                     break
+                engine.prefetch(d, u)  # e.g. its encoder runs, overlapping the units before it
                 task = asyncio.create_task(one(d, u))
                 tasks.add(task)
                 task.add_done_callback(tasks.discard)

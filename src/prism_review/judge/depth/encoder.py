@@ -21,8 +21,10 @@ from __future__ import annotations
 
 import json
 import os
+import threading
+from collections import deque
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -40,6 +42,11 @@ ENCODER_HEADS = "encoder_heads.npz"
 ENCODER_FILES = (ENCODER_FILE, TOKENIZER_FILE, ENCODER_META, ENCODER_HEADS)
 #: sentence vectors kept per process (segment and classify see the same sentences)
 CACHE_SIZE = 20_000
+#: sentences handed to the workers ahead of their call (:meth:`SentenceEncoder.prefetch`) and
+#: not yet asked for; past this, prefetching waits for the oldest to finish
+PREFETCH_LIMIT = 4_000
+#: prefetched runs handed to the pool at a time, per worker
+PREFETCH_IN_FLIGHT = 2
 #: an artefact directory to load instead of the bundled one (compare a newly trained or
 #: re-quantised encoder with ``prism agreement`` before it replaces the shipped files)
 ENCODER_DIR_ENV = "PRISM_DEPTH_ENCODER_DIR"
@@ -123,24 +130,92 @@ class SentenceEncoder:
         self.classes: dict[str, list[str]] = self.meta["classes"]
         self._cache = VectorCache(CACHE_SIZE)
         self._executor: ThreadPoolExecutor | None = None
+        #: text → its run, queued by :meth:`prefetch` and not yet taken by a call (main thread)
+        self._pending: dict[str, Future[np.ndarray]] = {}
+        #: prefetched runs not yet handed to the pool, and those handed and not finished
+        self._backlog: deque[tuple[str, Future[np.ndarray]]] = deque()
+        self._in_flight = 0
+        self._lock = threading.Lock()
+        #: onnxruntime runs made (prefetched or not): tests and benchmarks read it
+        self.runs = 0
 
-    def _encode(self, texts: list[str]) -> np.ndarray:
-        """Mean-pooled vectors of ``texts``, one sentence per run.
+    def _run(self, text: str) -> np.ndarray:
+        """The mean-pooled vector of one sentence: one onnxruntime run of its tokens alone.
 
         One at a time on purpose: the int8 graph quantises activations per run, so a batch
         would make a sentence's vector depend on its batch-mates (and a resumed run could
-        differ from an uninterrupted one).
+        differ from an uninterrupted one). Tokenised in the worker, so the two workers start
+        at once and tokenising overlaps the other's run (encode_batch would spin rayon threads).
         """
+        with self._lock:
+            self.runs += 1
+        x = np.asarray([self.tokenizer.encode(text).ids], dtype=np.int64)
+        return self.session.run(None, {"ids": x, "mask": np.ones_like(x)})[0][0]
 
-        def run(text: str) -> np.ndarray:
-            # tokenised in the worker, so the two workers start at once and tokenising
-            # overlaps the other's onnxruntime run (encode_batch would spin rayon threads)
-            x = np.asarray([self.tokenizer.encode(text).ids], dtype=np.int64)
-            return self.session.run(None, {"ids": x, "mask": np.ones_like(x)})[0][0]
+    def _encode(self, texts: list[str]) -> np.ndarray:
+        """Vectors of ``texts``: a prefetched run is taken (or waited for), the others run now.
 
-        if len(texts) == 1 or self.workers == 1:
-            return np.vstack([run(t) for t in texts])
-        return np.vstack(list(self._pool().map(run, texts)))
+        A prefetched text whose run has not started yet is taken back and run with the
+        others, so a call never waits behind the backlog of reviews still to come.
+        """
+        pending: list[Future[np.ndarray] | None] = []
+        for t in texts:
+            f = self._pending.pop(t, None)
+            pending.append(None if f is None or f.cancel() else f)
+        todo = [t for t, f in zip(texts, pending, strict=True) if f is None]
+        if len(todo) <= 1 or self.workers == 1:
+            fresh = iter([self._run(t) for t in todo])
+        else:
+            fresh = self._pool().map(self._run, todo)
+        return np.vstack([f.result() if f is not None else next(fresh) for f in pending])
+
+    def prefetch(self, texts: Sequence[str]) -> int:
+        """Queue ``texts`` for the workers and return at once; returns how many were queued.
+
+        A later :meth:`vectors` call takes the finished vectors (or waits for them), so the
+        caller's other work — the previous review's grounding, say — overlaps the encoder's
+        runs. At most :data:`PREFETCH_IN_FLIGHT` per worker are handed to the pool at a
+        time, so a call's own runs wait behind only those. Each vector is the same run of
+        the sentence alone either way, so prefetching changes no value. Does nothing with a
+        single worker (no thread to overlap with).
+        """
+        if self.workers == 1:
+            return 0
+        queued = 0
+        for t in dict.fromkeys(texts):
+            if t in self._pending or self._cache.has(t):
+                continue
+            while len(self._pending) >= PREFETCH_LIMIT:  # never asked for: keep them cached
+                oldest, f = next(iter(self._pending.items()))
+                del self._pending[oldest]
+                if not f.cancel():
+                    self._cache.update({oldest: f.result()})
+            f = Future()
+            self._pending[t] = f
+            with self._lock:
+                self._backlog.append((t, f))
+            queued += 1
+        self._feed()
+        return queued
+
+    def _feed(self) -> None:
+        """Hand queued prefetches to the pool while fewer than the bound are in flight."""
+        with self._lock:
+            while self._in_flight < PREFETCH_IN_FLIGHT * self.workers and self._backlog:
+                t, f = self._backlog.popleft()
+                if f.set_running_or_notify_cancel():  # false: taken back by a call
+                    self._in_flight += 1
+                    self._pool().submit(self._prefetched, t, f)
+
+    def _prefetched(self, text: str, future: Future[np.ndarray]) -> None:
+        try:
+            future.set_result(self._run(text))
+        except BaseException as exc:  # the call that asks for it raises it
+            future.set_exception(exc)
+        finally:
+            with self._lock:
+                self._in_flight -= 1
+            self._feed()
 
     def _pool(self) -> ThreadPoolExecutor:
         if self._executor is None:
@@ -148,7 +223,13 @@ class SentenceEncoder:
         return self._executor
 
     def clear_cache(self) -> None:
-        """Forget every cached sentence vector (benchmarks time cold passes with it)."""
+        """Forget every cached or prefetched sentence vector (benchmarks time cold passes)."""
+        for f in self._pending.values():
+            f.cancel()
+        for f in self._pending.values():
+            if not f.cancelled():
+                f.exception()  # wait for a run already under way
+        self._pending.clear()
         self._cache.clear()
 
     @property

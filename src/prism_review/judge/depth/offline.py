@@ -124,6 +124,13 @@ def review_units(review_text: str) -> list[tuple[str, str | None]]:
     return out
 
 
+def prefetch_segment(review_text: str) -> int:
+    """Queue on the encoder's workers the sentences :func:`segment` will encode for this
+    review text (free segmentation), so they are encoded while the caller does other work.
+    Changes no value (each sentence is encoded alone); returns how many were queued."""
+    return load_encoder().prefetch([t for t, _ in review_units(review_text)])
+
+
 @single_threaded_blas
 def segment(review_text: str, sentences: list[str] | None = None) -> SegmentOutput:
     """Argumentative units of a review, or the argumentative subset of given ``sentences``.

@@ -69,6 +69,13 @@ class SegmentStep(JudgeStep[SegmentInput, SegmentOutput]):
     def offline(self, inp: SegmentInput) -> SegmentOutput:
         return offline_judge.segment(offline_view(inp.review_text), inp.sentences)
 
+    def prefetch(self, inp: SegmentInput) -> int:
+        """Start the encoder runs :meth:`offline` will need for ``inp`` (free segmentation
+        only); returns how many were queued."""
+        if inp.sentences is not None:
+            return 0
+        return offline_judge.prefetch_segment(offline_view(inp.review_text))
+
     def finalize(self, inp: SegmentInput, out: SegmentOutput) -> SegmentOutput:
         if inp.compat:
             return out
