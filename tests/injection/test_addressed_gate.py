@@ -100,3 +100,9 @@ def test_the_gate_skips_most_real_reviews() -> None:
     skipped = [t for t in reviews if not A._may_match(A._folded(t)[0])]
     assert len(skipped) >= len(reviews) // 2
     assert not any(A._ADDRESSED.search(A._folded(t)[0]) for t in skipped)
+
+
+def test_str_split_splits_exactly_where_backslash_s_matches() -> None:
+    space = re.compile(r"\s")
+    for c in map(chr, range(sys.maxunicode + 1)):
+        assert bool(space.match(c)) == (len(("x" + c + "x").split()) == 2), hex(ord(c))
