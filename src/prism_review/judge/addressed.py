@@ -49,36 +49,94 @@ _I = re.IGNORECASE
 _START = r"(?:^|(?<=[.!?:;]\s))[ \t]*(?:please\s+|now\s+|so\s+|and\s+)?"
 _DIRECTIVE_NOUN = r"(?:instructions?|prompts?|rubrics?|guidelines|directions|system\s+message)"
 _SCORE_NOUN = r"(?:values?|scores?|marks?|ratings?|grades?|points)"
-_ADDRESSED = re.compile(
-    "|".join((
-        # overriding the reader's instructions, or pointing at them
-        rf"{_START}(?:ignore|disregard|forget|override|bypass)\b[^.!?\n]{{0,60}}?\b{_DIRECTIVE_NOUN}",
-        rf"\byou\s+(?:should|must|will|are\s+to)\s+(?:now\s+)?(?:ignore|disregard|forget)\b"
-        rf"[^.!?\n]{{0,60}}?\b{_DIRECTIVE_NOUN}",
-        rf"\b{_DIRECTIVE_NOUN}\s+(?:that\s+)?you\s+(?:were|have\s+been|are)\s+(?:given|told|sent|shown)\b",
-        # a role for the reader
-        r"\byou\s+are\s+now\s+(?:a|an|the|(?-i:[A-Z]))",
-        rf"{_START}stay\s+in\s+(?:character|role)\b",
-        r"\blet(?:\s+u|')s\s+play\s+a\s+(?:game|role)\b",
-        rf"{_START}pretend\s+(?:to\s+be|you\s+are|that\s+you)\b",
-        # the review as the object being scored
-        r"\b(?:rate|score|grade|mark|rank|evaluate|assess|judge)\s+(?:this|the)\s+review\b",
-        r"\b(?:this|the)\s+review\s+(?:that\s+)?you\s+(?:are|were|will\s+be)\b",
-        # marks on every dimension, or the benchmark's own outputs stated as values
-        rf"\b(?:highest|maximum|max|top|full|perfect)\s+(?:possible\s+)?{_SCORE_NOUN}\s+"
-        r"(?:on|for|in|across)\s+(?:every|each|all)\s+(?:dimensions?|metrics?|criteri|aspects?)",
-        r"\b\d+\s*/\s*\d+\s+(?:on|for|in|across)\s+(?:every|each|all)\s+(?:dimensions?|metrics?|criteri)",
-        r"\b(?:s_depth|r_premise|ncps|critical\s+recall|minor\s+recall|grounding\s+score)\s*[=:]\s*\d",
-        # the reader's output, or a judge in the third person
-        r"\b(?:in|into)\s+your\s+(?:output|reply|answer|verdict)\b",
-        rf"{_START}(?:output|print|return|copy)\s+(?:only\s+)?(?:the|this|these)\s+(?:json|values|scores)\b",
-        r"\b(?:judge|evaluator|grader)s?\s+(?:should|must|shall|will|is\s+to|needs?\s+to)\s+"
-        r"(?:give|assign|award|rate|score|mark|output)\b[^.!?\n]{0,40}?"
-        r"\b(?:every|all|each|maximum|highest|full|this\s+review)\b",
-        r"\b(?:judge|evaluator|grader)\s+note\b",
-    )),
-    _I | re.M,
+#: the alternatives of :data:`_ADDRESSED`, in order
+_ALTERNATIVES: tuple[str, ...] = (
+    # overriding the reader's instructions, or pointing at them
+    rf"{_START}(?:ignore|disregard|forget|override|bypass)\b[^.!?\n]{{0,60}}?\b{_DIRECTIVE_NOUN}",
+    rf"\byou\s+(?:should|must|will|are\s+to)\s+(?:now\s+)?(?:ignore|disregard|forget)\b"
+    rf"[^.!?\n]{{0,60}}?\b{_DIRECTIVE_NOUN}",
+    rf"\b{_DIRECTIVE_NOUN}\s+(?:that\s+)?you\s+(?:were|have\s+been|are)\s+(?:given|told|sent|shown)\b",
+    # a role for the reader
+    r"\byou\s+are\s+now\s+(?:a|an|the|(?-i:[A-Z]))",
+    rf"{_START}stay\s+in\s+(?:character|role)\b",
+    r"\blet(?:\s+u|')s\s+play\s+a\s+(?:game|role)\b",
+    rf"{_START}pretend\s+(?:to\s+be|you\s+are|that\s+you)\b",
+    # the review as the object being scored
+    r"\b(?:rate|score|grade|mark|rank|evaluate|assess|judge)\s+(?:this|the)\s+review\b",
+    r"\b(?:this|the)\s+review\s+(?:that\s+)?you\s+(?:are|were|will\s+be)\b",
+    # marks on every dimension, or the benchmark's own outputs stated as values
+    rf"\b(?:highest|maximum|max|top|full|perfect)\s+(?:possible\s+)?{_SCORE_NOUN}\s+"
+    r"(?:on|for|in|across)\s+(?:every|each|all)\s+(?:dimensions?|metrics?|criteri|aspects?)",
+    r"\b\d+\s*/\s*\d+\s+(?:on|for|in|across)\s+(?:every|each|all)\s+(?:dimensions?|metrics?|criteri)",
+    r"\b(?:s_depth|r_premise|ncps|critical\s+recall|minor\s+recall|grounding\s+score)\s*[=:]\s*\d",
+    # the reader's output, or a judge in the third person
+    r"\b(?:in|into)\s+your\s+(?:output|reply|answer|verdict)\b",
+    rf"{_START}(?:output|print|return|copy)\s+(?:only\s+)?(?:the|this|these)\s+(?:json|values|scores)\b",
+    r"\b(?:judge|evaluator|grader)s?\s+(?:should|must|shall|will|is\s+to|needs?\s+to)\s+"
+    r"(?:give|assign|award|rate|score|mark|output)\b[^.!?\n]{0,40}?"
+    r"\b(?:every|all|each|maximum|highest|full|this\s+review)\b",
+    r"\b(?:judge|evaluator|grader)\s+note\b",
 )
+_ADDRESSED = re.compile("|".join(_ALTERNATIVES), _I | re.M)
+#: A necessary condition for :data:`_ADDRESSED` to match a text, one entry per
+#: alternative of the pattern (same order): groups of literal phrases, each group holding a
+#: phrase that every match of that alternative contains once the text is lower-cased and its
+#: whitespace runs are single spaces. ``re.IGNORECASE`` equates an ASCII letter only with its
+#: other ASCII case and the four characters of :data:`_FOLDS_TO_ASCII` (a view holding one
+#: skips the gate), and ``str.split`` splits exactly where ``\s`` matches (both
+#: use ``Py_UNICODE_ISSPACE``), so a match implies every group's phrase in that form. The
+#: substring tests cost ~1/5 of the pattern's search (0.3 vs 1.8 ms on a corpus-bench review),
+#: which almost no review matches
+#: (``tests/injection/test_addressed_gate.py`` checks the gate alternative by alternative, the
+#: case folds, and the spans against the ungated search on real reviews).
+_DIRECTIVE_WORDS = ("instruction", "prompt", "rubric", "guidelines", "directions", "system message")
+_ON_EVERY = tuple(f"{p} {q}" for p in ("on", "for", "in", "across") for q in ("every", "each", "all"))
+_GRADERS = ("judge", "evaluator", "grader")
+_GATE: tuple[tuple[tuple[str, ...], ...], ...] = (
+    (("ignore", "disregard", "forget", "override", "bypass"), _DIRECTIVE_WORDS),
+    (("you should", "you must", "you will", "you are to"), ("ignore", "disregard", "forget"),
+     _DIRECTIVE_WORDS),
+    (_DIRECTIVE_WORDS, ("you were", "you have been", "you are"), ("given", "told", "sent", "shown")),
+    (("you are now",),),
+    (("stay in character", "stay in role"),),
+    (("let us play a", "let's play a"),),
+    (("pretend to be", "pretend you are", "pretend that you"),),
+    (tuple(f"{v} {d} review" for v in ("rate", "score", "grade", "mark", "rank", "evaluate",
+                                       "assess", "judge") for d in ("this", "the")),),
+    (("this review you", "the review you", "review that you"),),
+    (("highest", "max", "top", "full", "perfect"), _ON_EVERY,
+     ("dimension", "metric", "criteri", "aspect")),
+    (("/",), _ON_EVERY, ("dimension", "metric", "criteri")),
+    (("s_depth", "r_premise", "ncps", "critical recall", "minor recall", "grounding score"),),
+    (("your output", "your reply", "your answer", "your verdict"),),
+    (tuple(f"{v} {w}" for v in ("output", "print", "return", "copy") for w in ("only", "the", "this")),
+     ("json", "values", "scores")),
+    (tuple(f"{j}{s} {m}" for j in _GRADERS for s in ("", "s")
+           for m in ("should", "must", "shall", "will", "is to", "need")),
+     ("give", "assign", "award", "rate", "score", "mark", "output")),
+    (tuple(f"{j} note" for j in _GRADERS),),
+)
+
+
+#: the non-ASCII characters that ``re.IGNORECASE`` equates with an ASCII letter (İ ı ſ and the
+#: Kelvin sign; ``tests/injection/test_addressed_gate.py`` checks every code point)
+_FOLDS_TO_ASCII = ("\u0130", "\u0131", "\u017f", "\u212a")
+
+
+def _gate_holds(alternative: int, view: str) -> bool:
+    """Whether ``view`` passes the gate of ``_ALTERNATIVES[alternative]``."""
+    low = " ".join(view.lower().split())
+    return all(any(w in low for w in group) for group in _GATE[alternative])
+
+
+def _may_match(view: str) -> bool:
+    """False only when :data:`_ADDRESSED` cannot match ``view`` (see :data:`_GATE`)."""
+    if not view.isascii() and any(c in view for c in _FOLDS_TO_ASCII):
+        return True
+    low = " ".join(view.lower().split())
+    return any(all(any(w in low for w in group) for group in alt) for alt in _GATE)
+
+
 #: line breaks of the folded view (a review's paragraphs and list items)
 _LINE = re.compile(r"[^\n\u2028\u2029]+")
 
@@ -120,7 +178,7 @@ def addressed_spans(text: str) -> list[tuple[int, int]]:
     if not text:
         return []
     view, index = _folded(text)
-    if not _ADDRESSED.search(view):
+    if not _may_match(view) or not _ADDRESSED.search(view):
         return []
     spans: list[tuple[int, int]] = []
     for line in _LINE.finditer(view):

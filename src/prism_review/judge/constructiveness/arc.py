@@ -17,6 +17,7 @@ invalid comment types become ``observation`` and ARCs are renumbered ARC_01, ARC
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -93,10 +94,16 @@ class ARCOutput(BaseModel):
 _WS = re.compile(r"\s+")
 
 
+@lru_cache(maxsize=64)
+def _ws_folded(text: str) -> str:
+    # a review is checked once per comment (~20 per review): fold its whitespace once
+    return _WS.sub(" ", text)
+
+
 def anchor_is_verbatim(anchor: str, review: str) -> bool:
     """True when ``anchor`` occurs in ``review`` (whitespace-insensitive, case-sensitive)."""
     a = _WS.sub(" ", anchor).strip()
-    return bool(a) and a in _WS.sub(" ", review)
+    return bool(a) and a in _ws_folded(review)
 
 
 class ARCStep(JudgeStep[ARCInput, ARCOutput]):

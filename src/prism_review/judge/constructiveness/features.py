@@ -118,9 +118,35 @@ HAND_NAMES: list[str] = [f"cue_{k}" for k in CUES] + [
 ]
 
 
+def _lower_twin(p: re.Pattern[str]) -> re.Pattern[str] | None:
+    """``p`` without ``re.IGNORECASE``, to run on lower-cased ASCII text, when that finds the
+    same matches: ``p`` ignores case and has no upper-case character (no ``[A-Z]``, ``IVX``,
+    ``\\S``...), so each element accepts a character iff it accepts its lower case. (Python's
+    case-insensitive matching is ~2x slower than matching the lower-cased text.)"""
+    if not p.flags & re.IGNORECASE or any(c.isupper() for c in p.pattern):
+        return None
+    return re.compile(p.pattern, p.flags & ~re.IGNORECASE)
+
+
+#: (pattern, its lower-case twin or None) per cue, in :data:`CUES` order
+_CUE_PAIRS = [(p, _lower_twin(p)) for p in CUES.values()]
+
+
+def cue_counts(text: str) -> list[int]:
+    """How many times each cue of :data:`CUES` occurs in ``text`` (non-overlapping, in order).
+
+    On ASCII text (where ``str.lower`` keeps every index and re's case folding equates only the
+    ASCII cases), the cues that allow it run case-sensitively on the lower-cased text."""
+    if not text.isascii():
+        return [len(p.findall(text)) for p in CUES.values()]
+    low = text.lower()
+    return [len(p.findall(text)) if twin is None else len(twin.findall(low))
+            for p, twin in _CUE_PAIRS]
+
+
 def hand_features(text: str) -> list[float]:
     """Rubric cue features of one comment (counts are log-damped)."""
-    out = [math.log1p(len(p.findall(text))) for p in CUES.values()]
+    out = [math.log1p(n) for n in cue_counts(text)]
     n_words = len(text.split())
     out.append(math.log1p(n_words))
     out.append(math.log1p(len(re.findall(r"[.!?](\s|$)", text))))

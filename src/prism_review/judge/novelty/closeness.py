@@ -33,9 +33,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
 from prism_review.judge.novelty.embedder import load_embedder
+from prism_review.judge.novelty.stopwords import english_stop_words
 
 #: words that say how new or good something is, or name the paper, not what it is about
 EVALUATIVE = frozenset(["novel", "novelty", "new", "newness", "original", "originality", "innovative", "innovation", "incremental", "marginal", "limited", "limit", "limits", "contribution", "contributions", "contribute", "contributes", "idea", "ideas", "approach", "approaches", "method", "methods", "methodology", "work", "works", "paper", "papers", "submission", "manuscript", "authors", "author", "propose", "proposes", "proposed", "proposal", "present", "presents", "presented", "introduce", "introduces", "introduced", "interesting", "nice", "good", "great", "clever", "elegant", "neat", "fresh", "significant", "significance", "main", "key", "core", "major", "minor", "overall", "technical", "technically", "simple", "simply", "straightforward", "trivial", "extension", "extensions", "combination", "combines", "combine", "combining", "existing", "prior", "previous", "previously", "literature", "related", "similar", "similarity", "same", "already", "known", "well", "studied", "explored", "done", "shown", "demonstrated", "first", "lack", "lacks", "lacking", "little", "somewhat", "quite", "very", "rather", "fairly", "really", "particularly", "especially", "entirely", "truly", "genuinely", "highly", "clearly", "obviously", "definitely", "certainly", "seems", "seem", "appears", "appear", "think", "believe", "feel", "find", "view", "opinion", "however", "unfortunately", "although", "overall", "strong", "weak", "strength", "strengths", "weakness", "weaknesses", "concern", "concerns", "point", "points", "aspect", "aspects", "part", "parts", "degree", "level", "lot", "bit", "thing", "things", "way", "ways", "sense", "respect", "research", "study", "studies", "analysis", "analyses", "quality", "clarity", "clear", "writing", "written", "presentation", "experiment", "experiments", "experimental", "empirical", "empirically", "evaluation", "evaluations", "result", "results", "finding", "findings", "insight", "insights", "improvement", "improvements", "improve", "improves", "performance", "comprehensive", "rigorous", "extensive", "thorough", "solid", "valuable", "useful", "promising", "potential", "drawback", "drawbacks", "area", "areas", "exploration", "further", "future", "field", "community", "addition"])
@@ -52,9 +52,10 @@ def subject_terms(claim: str, paper: str | None = None) -> list[str]:
     paper's text also uses (a plural ``s`` aside), i.e. what the claim names *of the paper*."""
     vocab = {_stem(t.lower()) for t in _TOKEN.findall(paper)} if paper is not None else None
     out = []
+    stop = english_stop_words()
     for t in _TOKEN.findall(claim):
         low = t.lower().strip("-")
-        if len(low) < 2 or low in ENGLISH_STOP_WORDS or low in EVALUATIVE:
+        if len(low) < 2 or low in stop or low in EVALUATIVE:
             continue
         if vocab is None or _stem(low) in vocab:
             out.append(low)

@@ -15,11 +15,11 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 from pydantic.json_schema import SkipJsonSchema
-from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
 from prism_review.judge.base import ChatMessage, JudgeStep
 from prism_review.judge.fence import fence
 from prism_review.judge.novelty import prompts
+from prism_review.judge.novelty.stopwords import english_stop_words
 from prism_review.judge.novelty.textprep import find_abstract
 from prism_review.text import split_sentences
 
@@ -135,7 +135,7 @@ def clean_terms(items: list[Any], limit: int) -> list[str]:
 
 
 # -- deterministic fallback ---------------------------------------------------------------
-_STOP = ENGLISH_STOP_WORDS | frozenset(
+_OWN_STOP = frozenset(
     ["a", "an", "the", "and", "or", "of", "for", "in", "on", "to", "with", "by", "from", "as", "at", "is", "are", "was", "were", "be", "been", "this", "that", "these", "those", "we", "our", "it", "its", "their", "which", "can", "via", "using", "based", "into", "than", "such", "also", "both", "each", "more", "most", "other", "new", "paper", "propose", "proposed", "show", "shows", "method", "methods", "approach", "model", "models", "results", "recently", "while", "made", "make", "makes", "achieve", "achieves", "achieved", "existing", "work", "works", "prior", "demonstrate", "extensive", "experiments", "experimental", "performance", "state", "art", "novel", "significantly", "significant"]
 )
 _CITELIKE = re.compile(r"\d|et\s+al|\[|\]|\(|\)", re.I)
@@ -193,12 +193,13 @@ def fallback_key_terms(abstract: str, text: str, limit: int = 12) -> list[str]:
     src = abstract if abstract.strip() else text[:4000]
     toks = [t for t in re.findall(r"[A-Za-z][A-Za-z0-9\-]+", src)]
     low = [t.lower() for t in toks]
+    stop = english_stop_words() | _OWN_STOP
     terms: list[str] = []
     for n in (3, 2):
         grams: Counter[str] = Counter()
         for i in range(len(low) - n + 1):
             g = low[i : i + n]
-            if any(w in _STOP or len(w) < 3 for w in g):
+            if any(w in stop or len(w) < 3 for w in g):
                 continue
             phrase = " ".join(g)
             if not _CITELIKE.search(phrase):
@@ -206,7 +207,7 @@ def fallback_key_terms(abstract: str, text: str, limit: int = 12) -> list[str]:
         terms += [g for g, c in grams.most_common() if c >= 2][: limit - len(terms)]
         if len(terms) >= limit:
             break
-    uni = Counter(w for w in low if w not in _STOP and len(w) > 3)
+    uni = Counter(w for w in low if w not in stop and len(w) > 3)
     terms += [w for w, _ in uni.most_common() if all(w not in t.split() for t in terms)]
     return clean_terms(terms, limit)
 
