@@ -123,9 +123,15 @@ _GATE: tuple[tuple[tuple[str, ...], ...], ...] = (
 _FOLDS_TO_ASCII = ("\u0130", "\u0131", "\u017f", "\u212a")
 
 
-def _gate_holds(alternative: int, view: str) -> bool:
-    """Whether ``view`` passes the gate of ``_ALTERNATIVES[alternative]``."""
-    low = " ".join(view.lower().split())
+def _gate_form(view: str) -> str:
+    """``view`` lower-cased with its whitespace runs as single spaces (what :data:`_GATE` reads)."""
+    return " ".join(view.lower().split())
+
+
+def _gate_holds(alternative: int, view: str, *, formed: bool = False) -> bool:
+    """Whether ``view`` passes the gate of ``_ALTERNATIVES[alternative]`` (``formed``: ``view``
+    is already in :func:`_gate_form`)."""
+    low = view if formed else _gate_form(view)
     return all(any(w in low for w in group) for group in _GATE[alternative])
 
 
@@ -133,8 +139,8 @@ def _may_match(view: str) -> bool:
     """False only when :data:`_ADDRESSED` cannot match ``view`` (see :data:`_GATE`)."""
     if not view.isascii() and any(c in view for c in _FOLDS_TO_ASCII):
         return True
-    low = " ".join(view.lower().split())
-    return any(all(any(w in low for w in group) for group in alt) for alt in _GATE)
+    low = _gate_form(view)
+    return any(_gate_holds(i, low, formed=True) for i in range(len(_GATE)))
 
 
 #: line breaks of the folded view (a review's paragraphs and list items)
