@@ -110,3 +110,16 @@ def test_depth_rows_are_the_same_with_and_without_prefetching() -> None:
     enc.clear_cache()
     assert asyncio.run(run(True)) == plain
     enc.clear_cache()
+
+
+def test_prefetch_and_segment_split_a_review_once() -> None:
+    """The runner's prefetch and the unit's segment call split the same review text: the
+    second reads the first's units instead of splitting it again."""
+    enc = load_encoder()
+    text = REVIEWS[0]
+    offline.review_units.cache_clear()
+    offline.prefetch_segment(text)
+    offline.segment(text)
+    info = offline.review_units.cache_info()
+    assert (info.misses, info.hits) == (1, 1)
+    enc.clear_cache()

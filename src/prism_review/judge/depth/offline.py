@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from prism_review.judge.depth.clauses import split_clause
@@ -105,8 +105,15 @@ def _headings(text: str) -> list[tuple[int, str]]:
     return out
 
 
-def review_units(review_text: str) -> list[tuple[str, str | None]]:
-    """(sentence, section name or None) of a review, with heading text cut off the sentences."""
+#: review texts whose units are kept: the runner's prefetch and the unit's own segment call
+#: split the same review, up to a window of queued units apart
+_UNITS_CACHE = 256
+
+
+@functools.lru_cache(maxsize=_UNITS_CACHE)
+def review_units(review_text: str) -> tuple[tuple[str, str | None], ...]:
+    """(sentence, section name or None) of a review, with heading text cut off the sentences
+    (cached per text: :func:`prefetch_segment` and :func:`segment` both ask for it)."""
     heads = _headings(review_text)
     out: list[tuple[str, str | None]] = []
     for sp in sentence_spans(review_text):
@@ -121,7 +128,7 @@ def review_units(review_text: str) -> list[tuple[str, str | None]]:
             if off <= start:
                 section = name
         out.append((text, section))
-    return out
+    return tuple(out)
 
 
 def prefetch_segment(review_text: str) -> int:
@@ -143,8 +150,9 @@ def segment(review_text: str, sentences: list[str] | None = None) -> SegmentOutp
     first clause cue (:func:`.clauses.split_clause`). Given ``sentences`` are only selected,
     never split (their indices are the answer).
     """
+    pairs: Sequence[tuple[str, str | None]]
     if sentences is not None:
-        pairs: list[tuple[str, str | None]] = [(t, None) for t in sentences]
+        pairs = [(t, None) for t in sentences]
     else:
         pairs = review_units(review_text)
     texts = [t for t, _ in pairs]
