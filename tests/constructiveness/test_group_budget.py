@@ -7,7 +7,14 @@ back to each paper's own call."""
 from __future__ import annotations
 
 from tests.constructiveness.test_arc_batch import responder
-from tests.constructiveness.test_cross_paper import BATCH, N, _paper_texts, _papers_of_call, _run, _view
+from tests.constructiveness.test_cross_paper import (
+    BATCH,
+    N,
+    _paper_texts,
+    _papers_of_call,
+    _run,
+    _view,
+)
 
 from prism_review.judge.constructiveness.arc_batch import (
     MAX_REPLY_TOKENS,

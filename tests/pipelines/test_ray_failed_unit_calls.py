@@ -9,7 +9,6 @@ whose units were failing. The engine now collects the worker's totals as the fai
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 

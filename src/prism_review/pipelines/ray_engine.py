@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from typing import TYPE_CHECKING, Any
 
 from prism_review.llm.errors import ConfigError
@@ -164,10 +165,8 @@ class RayEngine(Engine):
     async def _collect_stats(self, actor: Any) -> None:
         """Add what ``actor`` has not reported yet (a failed unit returns no totals of its own:
         the worker's totals since its last report hold its calls)."""
-        try:
+        with contextlib.suppress(Exception):  # a dead worker's calls are lost to the count only
             add_numbers(self._stats, await actor.stats_since.remote())
-        except Exception:  # noqa: BLE001 - a dead worker's calls are lost to the count, not the run
-            pass
 
     async def close(self) -> None:
         if not self._actors:
