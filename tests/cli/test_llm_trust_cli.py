@@ -126,13 +126,18 @@ def test_schema_only_server_runs_every_step_and_a_rerun_makes_no_calls(schema_se
 
 def _faulty(server: LLMServer, rate: float, seed: int):
     """429 / 500 / a reply cut in half at ``rate``, chosen per (request, attempt), so the choice
-    does not depend on the order in which concurrent requests arrive."""
+    does not depend on the order in which concurrent requests arrive. A reply is cut only where
+    a re-ask can give it more room (a budget below the global 8,000 cap: a reply cut at its
+    step's cap is not asked again, ``tests/llm/test_reask_cap.py``) and only once per prompt (a
+    reply cut on its re-ask too is unscored, whatever the faults)."""
     lock = threading.Lock()
     seen: dict[str, int] = {}
+    cut: set[str] = set()
     injected: list[str] = []
 
     def responder(body: dict[str, Any]) -> Any:
         key = json.dumps([body.get("messages"), body.get("max_tokens")], sort_keys=True)
+        prompt = json.dumps(body.get("messages"), sort_keys=True)
         with lock:
             k = seen[key] = seen.get(key, 0) + 1
         rng = random.Random(f"{seed}:{key}:{k}")
@@ -140,6 +145,11 @@ def _faulty(server: LLMServer, rate: float, seed: int):
         if rng.random() >= rate:
             return reply
         fault = rng.choice(["429", "500", "cut"])
+        if fault == "cut" and (int(body["max_tokens"]) >= 8000 or prompt in cut):
+            fault = rng.choice(["429", "500"])
+        if fault == "cut":
+            with lock:
+                cut.add(prompt)
         with lock:
             injected.append(fault)
         if fault == "429":
@@ -152,8 +162,6 @@ def _faulty(server: LLMServer, rate: float, seed: int):
 
 
 def test_twenty_percent_faults_give_the_fault_free_results(schema_server, tmp_path):
-    # the call pattern this test's fault draw was written for (a reply cut on its re-ask too
-    # is unscored under any protocol; which request draws two cuts depends on the requests)
     ref = ("--protocol", "reference")
     res = _evaluate(schema_server, tmp_path / "clean", tmp_path / "cache-clean", *ref)
     assert res.exit_code == 0, res.output

@@ -7,7 +7,14 @@ back to each paper's own call."""
 from __future__ import annotations
 
 from tests.constructiveness.test_arc_batch import responder
-from tests.constructiveness.test_cross_paper import BATCH, N, _paper_texts, _papers_of_call, _run, _view
+from tests.constructiveness.test_cross_paper import (
+    BATCH,
+    N,
+    _paper_texts,
+    _papers_of_call,
+    _run,
+    _view,
+)
 
 from prism_review.judge.constructiveness.arc_batch import (
     MAX_REPLY_TOKENS,
@@ -17,7 +24,6 @@ from prism_review.judge.constructiveness.arc_batch import (
     reply_budget,
 )
 from prism_review.judge.fence import fenced_blocks
-from prism_review.llm.settings import STEP_DEFAULTS
 from prism_review.metrics.constructiveness import adaptive_max_tokens
 
 
@@ -46,8 +52,8 @@ def test_one_review_gets_the_references_budget_and_each_further_review_its_ratio
     assert sum(map(_ratio, twelve)) < reply_budget(twelve) < sum(map(adaptive_max_tokens, twelve))
 
 
-def test_the_step_default_lets_a_group_call_ask_for_its_whole_budget():
-    assert STEP_DEFAULTS["constructiveness.arc_batch"]["max_tokens"] == MAX_REPLY_TOKENS
+def test_the_steps_cap_lets_a_group_call_ask_for_its_whole_budget():
+    assert ARCBatchStep.reply_cap == MAX_REPLY_TOKENS
 
 
 async def test_a_group_call_asks_for_the_reply_cap_and_its_estimate_fits_it(llm_server, loopback_judge, tmp_path):
@@ -74,9 +80,10 @@ def _reply_tokens(texts: list[str]) -> int:
 
 async def test_a_group_reply_cut_at_the_models_output_limit_falls_back_to_each_papers_call(
         llm_server, loopback_judge, tmp_path):
-    """A model whose output limit is below the group's reply: the group reply is cut (and cut
-    again at twice the budget), is never completed, and each paper of the group gets its own
-    call, whose reply fits; the rows are those of one call per review."""
+    """A model whose output limit is below the group's reply: the group reply is cut, is never
+    completed, and each paper of the group gets its own call, whose reply fits; the rows are
+    those of one call per review. The group call asked for the step's cap, so it is not asked
+    again (before: once more at 64,000, twice the cap, cut again and paid again)."""
     papers = _paper_texts()
     llm_server.set_responder(responder)
     ref = await _run(loopback_judge(no_cache=True), tmp_path / "ref", "reference")
@@ -89,11 +96,11 @@ async def test_a_group_reply_cut_at_the_models_output_limit_falls_back_to_each_p
     spans = [_papers_of_call(r.body, papers) for r in calls]
     groups = [(r, s) for r, s in zip(calls, spans, strict=True) if len(s) > 1]
     assert groups and all(_reply_tokens([t for i in s for t in papers[i]]) > limit for _, s in groups)
-    # each group call: the answer and the longer re-ask, both cut; no completed cut reply
+    # each group: one call at the cap, cut; no re-ask past the cap, no completed cut reply
     assert all(r.finish == "length" for r, _ in groups)
     for span in {tuple(s) for _, s in groups}:
         asks = [r.body["max_tokens"] for r, s in groups if tuple(s) == span]
-        assert len(asks) == 2 and asks[1] == 2 * asks[0]
+        assert asks == [MAX_REPLY_TOKENS]
     own = [s[0] for s in spans if len(s) == 1]
     assert sorted(own) == list(range(N)) and all(r.finish == "stop" for r, s in zip(calls, spans) if len(s) == 1)
     assert all(r.step == BATCH for r in calls)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.linear_model import Ridge
 
+from prism_review.judge.constructiveness import rubric_fit as F
 from prism_review.judge.constructiveness import train as T
 from prism_review.judge.constructiveness.features import HAND_NAMES
 from prism_review.judge.constructiveness.lengthfree import length_free_ridge
@@ -46,10 +47,10 @@ def test_it_is_the_ridge_with_an_unpenalised_length_column() -> None:
 def test_the_d3_setup_uses_it_on_the_log_length_column() -> None:
     assert T.SETUP["D3_justification"]["length_free"]
     assert not T.SETUP["D1_actionability"].get("length_free", False)
-    assert T.length_column(100, T.SETUP["D3_justification"]) == 100 + HAND_NAMES.index("log_len")
+    assert F.length_column(100, T.SETUP["D3_justification"]) == 100 + HAND_NAMES.index("log_len")
     x, y, w = _data()
     src = np.zeros(len(y))
-    coef, _ = T._fit(x, y, src, 1e7, [], 1.0, length_col=4)
+    coef, _ = F.fit_ridge(x, y, src, 1e7, [], 1.0, length_col=4)
     assert coef[4] > 1.4  # the length slope survives a penalty that zeroes the rest
-    coef, _ = T._fit(x, y, src, 1e7, [], 1.0)
+    coef, _ = F.fit_ridge(x, y, src, 1e7, [], 1.0)
     assert abs(coef[4]) < 0.05

@@ -19,8 +19,8 @@ from prism_review.judge.base import OfflineJudge
 from prism_review.judge.depth.steps import SEGMENT, SegmentInput
 from prism_review.judge.markup import masked_counts, offline_view
 from prism_review.judge.novelty.claims import ClaimsInput, ClaimsStep
+from prism_review.pipelines.outcomes import stamp
 from prism_review.pipelines.run_config import EvalOptions
-from prism_review.pipelines.runner import _stamp
 from prism_review.records import Paper, Review, Section
 from prism_review.shared_folder import DATA
 
@@ -120,12 +120,12 @@ def test_the_row_records_what_the_offline_judge_masked(tmp_path: Path) -> None:
 
     row = ResultRow(dimension="depth", venue="V", paper_id="p", system="sea",
                     reviewer_id="LLM_Reviewer")
-    _stamp(row, get_dimension("depth"), unit, OfflineJudge(), opts, "h")
+    stamp(row, get_dimension("depth"), unit, OfflineJudge(), opts, "h")
     assert row.extracted["offline_masked"] == {"addressed": 1}
     clean = review.model_copy(update={"sections": [Section(name="Weaknesses", text="Fine.")]})
     row = ResultRow(dimension="depth", venue="V", paper_id="p", system="sea",
                     reviewer_id="LLM_Reviewer")
-    _stamp(row, get_dimension("depth"), unit.model_copy(update={"reviews": [clean]}),
+    stamp(row, get_dimension("depth"), unit.model_copy(update={"reviews": [clean]}),
            OfflineJudge(), opts, "h")
     assert "offline_masked" not in row.extracted
 

@@ -155,8 +155,8 @@ async def test_cut_reply_is_never_accepted_as_a_shorter_answer(llm_server, loopb
 async def test_reply_cut_at_the_budget_is_re_asked_with_more_room(llm_server, loopback_judge):
     full = {"label": "neutral", "score": 1, "reasons": ["x", "y"]}
     llm_server.script(Fault.truncated(full, keep=0.9), full)
-    judge = loopback_judge(max_tokens=300)
-    res = await _run(judge)
+    judge = loopback_judge()
+    res = await judge.run(LabelStep(), LabelIn(text="fine", budget=300))  # below the 8,000 cap
     assert res.ok and res.output.reasons == ["x", "y"] and judge.stats.truncated == 1
     first, second = llm_server.requests
     assert second.messages == first.messages  # the same ask, not a repair conversation
@@ -164,8 +164,8 @@ async def test_reply_cut_at_the_budget_is_re_asked_with_more_room(llm_server, lo
     assert "1 truncated replies" in judge.stats.summary()
     # the re-run is served from the cache and ends the same (0 calls, the cut reply not reused
     # as an answer)
-    again = loopback_judge(max_tokens=300)
-    res2 = await _run(again)
+    again = loopback_judge()
+    res2 = await again.run(LabelStep(), LabelIn(text="fine", budget=300))
     assert res2.ok and res2.output == res.output and again.stats.usage.calls == 0
 
 
@@ -302,7 +302,9 @@ def _faulty(seed: int, rate: float):
 
 
 async def test_twenty_percent_faults_give_the_same_results(llm_server, loopback_judge, tmp_path):
-    items = [LabelIn(text=f"item {i}") for i in range(40)]
+    # a budget below the cap: a reply cut at it can be asked again with more room (one cut at
+    # the cap is not asked again, test_reask_cap.py)
+    items = [LabelIn(text=f"item {i}", budget=1000) for i in range(40)]
     llm_server.set_responder(_answer)
     clean = loopback_judge(no_cache=True)
     expected = await asyncio.gather(*(clean.run(LabelStep(), x) for x in items))

@@ -2,7 +2,7 @@
 
 import pytest
 
-from prism_review.pipelines.runner import _is_fatal
+from prism_review.pipelines.outcomes import is_fatal
 from prism_review.retrieval.pool import build_pool
 from prism_review.retrieval.s2 import S2Error
 
@@ -23,10 +23,10 @@ class _Failing:
 async def test_rejected_key_raises_and_is_fatal():
     with pytest.raises(S2Error) as err:
         await build_pool(SIDE, _Failing(403), 2024)
-    assert _is_fatal(err.value)
+    assert is_fatal(err.value)
 
 
 async def test_server_error_is_recorded_per_query():
     pool = await build_pool(SIDE, _Failing(503), 2024)
     assert pool["queries"] and all(q["status"] == "error" for q in pool["queries"])
-    assert not _is_fatal(S2Error("HTTP 503", 503))
+    assert not is_fatal(S2Error("HTTP 503", 503))

@@ -279,9 +279,9 @@ def evaluate(
         console.print(f"[red]error:[/] {disk_error(exc)}", soft_wrap=True, highlight=False)
         raise typer.Exit(4) from exc
     except Exception as exc:
-        from prism_review.pipelines.runner import _is_fatal
+        from prism_review.pipelines.outcomes import is_fatal
 
-        if _is_fatal(exc):
+        if is_fatal(exc):
             console.print(f"[red]stopped:[/] {escape(str(exc))}", soft_wrap=True, highlight=False)
             console.print("Finished units are kept; re-run the same command to resume.")
             raise typer.Exit(3) from exc

@@ -35,6 +35,10 @@ from typing import Any, ClassVar, Generic, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel, Field
 
+#: the reply cap of a call that answers for many items at once (a paper's novelty verdicts, a
+#: group of reviews' comments), within common models' output limits
+MANY_ITEMS_REPLY_TOKENS = 32_000
+
 I = TypeVar("I", bound=BaseModel)  # noqa: E741
 O = TypeVar("O", bound=BaseModel)  # noqa: E741
 
@@ -94,6 +98,12 @@ class JudgeStep(ABC, Generic[I, O]):
     #: keep an LLM answer that still fails ``check`` after the re-ask (with a warning) instead
     #: of leaving the step unscored; for generation steps only, never for a scoring step
     keeps_soft_checked: ClassVar[bool] = False
+    #: the most output tokens :meth:`max_tokens` asks for: this step's cap in place of the
+    #: judge's global default (8,000), as ``temperature`` replaces the default temperature; a
+    #: ``max_tokens`` the user configures (globally or for the step) still wins. None: the
+    #: global cap. A step whose budget can exceed the global default must set it, or its
+    #: requests are cut to the global cap (``llm/settings.py``, "Step caps")
+    reply_cap: ClassVar[int | None] = None
 
     @abstractmethod
     def messages(self, inp: I) -> list[ChatMessage]:
@@ -112,7 +122,8 @@ class JudgeStep(ABC, Generic[I, O]):
         return None
 
     def max_tokens(self, inp: I) -> int | None:
-        """Output-token budget for this call; None uses the configured cap."""
+        """Output-token budget for this call, at most the step's cap (``reply_cap``, else the
+        global one); None uses the cap."""
         return None
 
     def schema_enums(self, inp: I) -> dict[str, list[Any]]:

@@ -57,7 +57,7 @@ class JudgeStats:
     reasks: int = 0
     unpriced_calls: int = 0
     #: replies cut off at the token budget (``finish_reason="length"``); each is a failed parse,
-    #: asked again once with twice the budget
+    #: asked again once with twice the budget, within the step's cap (none at the cap)
     truncated: int = 0
     #: of ``usage.calls``, those answered through a batch (priced at the batch price)
     batch_calls: int = 0

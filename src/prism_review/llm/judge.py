@@ -6,7 +6,9 @@ schema (falling back to JSON mode, then to a schema hint in the prompt, when a s
 it); ``step.schema_enums(inp)`` narrows id fields to the ids of this input. The reply is parsed
 leniently (:mod:`prism_review.llm.parse`) and validated; if that fails the judge re-asks once —
 with the *full original messages* plus the invalid reply and the error, or, for a reply cut at
-the token budget (``finish_reason="length"``), the same messages with twice the budget. If
+the token budget (``finish_reason="length"``), the same messages with twice the budget, within
+the step's cap and the model's known output limit (a reply cut at that much already is
+unscored without a second call: the same request would be cut, and paid, again). If
 ``step.check()`` reports a problem it re-asks once stating it. A step whose answer still fails
 is ``unscored`` with the raw reply and the reason kept — never a zero. Only a step that sets
 ``keeps_soft_checked`` (generation steps, whose output is text, not a score) keeps an answer that
@@ -203,7 +205,8 @@ class LLMJudge:
                    ids: list[str]) -> StepResult[Any]:
         conf = self._step_conf.get(step.name)
         if conf is None:
-            conf = self._step_conf[step.name] = self.settings.for_step(step.name, step.temperature)
+            conf = self._step_conf[step.name] = self.settings.for_step(
+                step.name, step.temperature, step.reply_cap)
         api, model = self._api_for(conf.get("model"))
         cap = int(conf["max_tokens"])
         wanted = step.max_tokens(inp)
@@ -222,13 +225,20 @@ class LLMJudge:
         if first.text is None:  # received, but refused (a non-retryable 4xx): nothing to score
             return StepResult(step=step.name, status="unscored", raw=None, error=error)
         if out is None:
-            self.stats.reasks += 1
             if first.finish_reason == "length":  # cut at the budget: the same ask, more room
-                req = Request(**{**req.__dict__, "max_tokens": 2 * req.max_tokens})
+                limit = _model_limit(api, req.model)
+                longer = _longer(req, cap, limit)
+                if longer is None:  # it had all the room it may have: asking again cannot help
+                    sent = req.max_tokens if limit is None else min(req.max_tokens, limit)
+                    return StepResult(step=step.name, status="unscored", raw=raw, error=(
+                        f"reply cut at its output budget of {sent} tokens, the step's cap or "
+                        f"the model's limit: not asked again ({error})"))
+                req = longer
                 retry, purpose = req, "longer"
             else:
                 retry = _follow_up(req, first.text, REPAIR_PROMPT.format(error=error))
                 purpose = "repair"
+            self.stats.reasks += 1
             second, out, error2 = await self._ask(step, api, retry, usage, ids, purpose)
             if out is None:
                 return StepResult(step=step.name, status="unscored",
@@ -300,6 +310,24 @@ class LLMJudge:
         """Close the SDK clients bound to the running event loop."""
         for api in self._apis.values():
             await api.aclose()
+
+
+def _model_limit(api: ModelAPI, model: str) -> int | None:
+    """The largest output budget the model's server said it accepts, when it said so (the
+    OpenAI-compatible API learns it from a 400, ``llm/budget.py``); None when unknown."""
+    ceilings = getattr(api, "output_ceiling", None)
+    return ceilings.get(model) if isinstance(ceilings, dict) else None
+
+
+def _longer(req: Request, cap: int, model_limit: int | None) -> Request | None:
+    """The re-ask of a reply cut at its budget: twice the budget, within the step's ``cap`` and
+    the model's output limit; None when the first ask already had that much room (the same
+    request again would be cut again, and paid again)."""
+    limit = cap if model_limit is None else min(cap, model_limit)
+    budget = min(2 * req.max_tokens, limit)
+    if budget <= min(req.max_tokens, limit):
+        return None
+    return Request(**{**req.__dict__, "max_tokens": budget})
 
 
 def _follow_up(req: Request, reply: str, prompt: str) -> Request:

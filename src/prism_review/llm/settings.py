@@ -12,6 +12,13 @@ Inside each layer a per-step value beats a global one, and a longer step prefix 
 one (``flaws.step1`` beats ``flaws``). Per-step fields are ``model``, ``temperature`` and
 ``max_tokens`` (a cap: a step asking for a smaller budget gets it); all other fields are global.
 
+Step caps: a step states the most output it asks for (``JudgeStep.reply_cap``: flaw
+consolidation and mapping 35,000 tokens, the calls that answer for many items 32,000) next to
+the budget it computes, and that cap replaces the global default for the step, as a step's
+``temperature`` does; a ``max_tokens`` configured in any layer above the defaults, global or for
+the step, caps it again. (Before, such caps were a table here that each new step had to be
+added to by hand; two were forgotten and their requests were cut to the global 8,000.)
+
 Config file (TOML; the same structure works in YAML, and the ``[llm]`` table may also be the
 whole file)::
 
@@ -69,19 +76,6 @@ DEFAULTS: dict[str, Any] = {
     "retry_max": 60.0,
     "seed": None,
     "prices": None,
-}
-#: built-in per-step values (the lowest layer: any configured value wins): the reference's
-#: output budget of flaw consolidation and mapping, which the global cap would otherwise cut;
-#: novelty's paper verdict call, whose claims are chunked to fit this budget
-#: (``judge/novelty/verdict_review.py`` ``PAPER_REPLY_TOKENS``); constructiveness's group call,
-#: whose groups are packed to fit it (``judge/constructiveness/arc_batch.py``
-#: ``MAX_REPLY_TOKENS``; without it the global cap cut a group's budget to 8,000)
-STEP_DEFAULTS: dict[str, dict[str, Any]] = {
-    "constructiveness.arc_batch": {"max_tokens": 32_000},
-    "flaws.consolidate": {"max_tokens": 35_000},
-    "flaws.map": {"max_tokens": 35_000},
-    "flaws.map_batch": {"max_tokens": 35_000},
-    "novelty.verdict_paper": {"max_tokens": 32_000},
 }
 STEP_FIELDS = ("model", "temperature", "max_tokens")
 _TYPES: dict[str, type] = {
@@ -201,7 +195,7 @@ class Settings:
         self.config_path = str(config_path) if config_path else None
         config = load_config_file(config_path) if config_path else {}
         self.layers = [
-            Layer("defaults", DEFAULTS, STEP_DEFAULTS),
+            Layer("defaults", DEFAULTS),
             Layer.from_config(config),
             Layer.from_env(env),
             Layer("CLI options", cli or {}, cli_steps or {}),
@@ -215,13 +209,18 @@ class Settings:
                 value = layer.globals[field]
         return value
 
-    def for_step(self, step: str, step_temperature: float | None = None) -> dict[str, Any]:
-        """``model`` (None = the judge's), ``temperature`` and ``max_tokens`` for ``step``."""
+    def for_step(self, step: str, step_temperature: float | None = None,
+                 step_cap: int | None = None) -> dict[str, Any]:
+        """``model`` (None = the judge's), ``temperature`` and ``max_tokens`` for ``step``; the
+        step's own temperature and output cap (``JudgeStep.temperature``, ``reply_cap``) sit
+        just above the built-in defaults."""
         out: dict[str, Any] = {"model": None}
         for i, layer in enumerate(self.layers):
             out.update(layer.step_values(step))
             if i == 0 and step_temperature is not None:
                 out["temperature"] = float(step_temperature)
+            if i == 0 and step_cap is not None:
+                out["max_tokens"] = int(step_cap)
         return out
 
     def unmatched_steps(self, steps: Iterable[str]) -> list[str]:

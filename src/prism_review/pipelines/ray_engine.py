@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from typing import TYPE_CHECKING, Any
 
 from prism_review.llm.errors import ConfigError
@@ -153,6 +154,7 @@ class RayEngine(Engine):
         try:
             rows, usage, stats = await actor.evaluate.remote(dim.name, unit)
         except Exception as exc:
+            await self._collect_stats(actor)  # its calls count when it fails, not at close
             raise _cause(exc) from exc
         finally:
             self._idle.put_nowait(actor)
@@ -160,12 +162,18 @@ class RayEngine(Engine):
         add_numbers(self._stats, stats)  # live: the progress display reads it as units come back
         return list(rows)
 
+    async def _collect_stats(self, actor: Any) -> None:
+        """Add what ``actor`` has not reported yet (a failed unit returns no totals of its own:
+        the worker's totals since its last report hold its calls)."""
+        with contextlib.suppress(Exception):  # a dead worker's calls are lost to the count only
+            add_numbers(self._stats, await actor.stats_since.remote())
+
     async def close(self) -> None:
         if not self._actors:
             return
         ray = _ray()
         try:
-            # what no unit reported yet (the calls of failed units)
+            # what no unit reported yet (calls of a unit given up while in flight)
             stats = await asyncio.gather(*(a.stats_since.remote() for a in self._actors))
             for s in stats:
                 add_numbers(self._stats, s)

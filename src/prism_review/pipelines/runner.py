@@ -19,7 +19,9 @@ keeps the batch ids (see :mod:`prism_review.llm.batch`). A run folder holding re
 different settings is refused rather than mixed (the config hash is checked).
 
 What a run is asked to do and its manifest are in :mod:`~prism_review.pipelines.run_config`
-(re-exported here), which names it selects in :mod:`~prism_review.pipelines.selection`.
+(re-exported here), which names it selects in :mod:`~prism_review.pipelines.selection`, and
+what a unit's outcome writes (row stamps, ``errors.jsonl``, which failures stop the run) in
+:mod:`~prism_review.pipelines.outcomes`.
 """
 
 from __future__ import annotations
@@ -28,7 +30,6 @@ import asyncio
 import contextlib
 import json
 import time
-import traceback
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -39,7 +40,6 @@ from pydantic import BaseModel, Field
 from prism_review.atomic import write_text
 from prism_review.dimensions.base import (
     Dimension,
-    ResultRow,
     RunContext,
     WorkUnit,
     all_setting_specs,
@@ -47,12 +47,12 @@ from prism_review.dimensions.base import (
 )
 from prism_review.dimensions.settings import SettingsError, check_settings
 from prism_review.judge.base import Judge
-from prism_review.judge.markup import masked_counts
 from prism_review.llm.batch import Deferred
 from prism_review.pipelines.engines import Engine, LocalEngine
 from prism_review.pipelines.grouping import grouped
 from prism_review.pipelines.inputs import PROBLEM, issue, record_input_issues
 from prism_review.pipelines.memo import MemoStore
+from prism_review.pipelines.outcomes import is_fatal, record_failure, stamp
 from prism_review.pipelines.results import ResultsLog
 from prism_review.pipelines.run_config import (
     EvalOptions,
@@ -231,29 +231,17 @@ async def _run(
                 deferred += 1
                 return
             except Exception as exc:
-                if _is_fatal(exc):
+                if is_fatal(exc):
                     stop.set()
                     fatal.append(exc)
                     return
                 failed += 1
                 progress.units_failed += 1
-                with open(errors_path, "a", encoding="utf-8") as fh:
-                    fh.write(
-                        json.dumps(
-                            {
-                                "dimension": dim.name,
-                                "unit_key": unit.key,
-                                "error": f"{type(exc).__name__}: {exc}",
-                                "traceback": traceback.format_exc(limit=5),
-                                "time": datetime.now(UTC).isoformat(timespec="seconds"),
-                            }
-                        )
-                        + "\n"
-                    )
+                record_failure(errors_path, dim, unit, exc)
                 progress.update()
                 return
             for row in rows:
-                _stamp(row, dim, unit, judge, opts, chash)
+                stamp(row, dim, unit, judge, opts, chash)
             results.append_unit(rows)
             progress.units_done += 1
             key = (unit.venue, unit.paper_id)
@@ -369,36 +357,3 @@ def _judge_stats(judge: Judge) -> dict[str, Any]:
     """The LLM judge's live totals (the offline judge keeps none)."""
     stats = getattr(judge, "stats", None)
     return dict(stats.as_dict()) if stats is not None else {}
-
-
-def _is_fatal(exc: BaseException) -> bool:
-    """Errors that must stop the run: the max-errors cutoff, bad credentials or config."""
-    from prism_review.llm.errors import ConfigError, FatalProviderError, TooManyErrors
-
-    return isinstance(exc, TooManyErrors | FatalProviderError | ConfigError) or bool(
-        getattr(exc, "fatal", False)
-    )
-
-
-def _stamp(
-    row: ResultRow,
-    dim: Dimension,
-    unit: WorkUnit,
-    judge: Judge,
-    opts: EvalOptions,
-    chash: str,
-) -> None:
-    row.dimension = dim.name
-    row.unit_key = unit.key
-    row.meta = {**unit.extra.get("meta", {}), **row.meta}
-    row.judge = judge.name
-    row.mode = "compat" if opts.compat else "clean"
-    row.config_hash = chash
-    if judge.mode == "offline":  # what the offline judges left unread of the review (issue 16)
-        for review in unit.reviews:
-            if review.reviewer_id == row.reviewer_id and review.system == row.system:
-                if counts := masked_counts(review.text):
-                    row.extracted.setdefault("offline_masked", counts)
-                break
-
-

@@ -15,9 +15,8 @@ ratio estimate (``max(5, L/350)`` ARCs × 130 tokens × 1.5) the primary estimat
 table the safety floor. A shared reply is the reviews' ARC lists one after the other, so its
 size is the sum of theirs; the floor guards one call, not each review in it. The estimate packs
 the groups (at most ``MAX_REPLY_TOKENS``); every call asks for the cap itself. A reply cut at the
-cap is re-asked once with twice the budget (the judge's ``finish_reason="length"`` rule) and
-otherwise fails as a whole (a cut reply is never completed), and then each paper of the group
-gets its own call (``dimensions/constructiveness.py``). ``docs/fidelity.md``, "Group reply
+cap is not asked again (the judge re-asks a cut reply only within the step's cap) and fails as a
+whole (a cut reply is never completed), and then each paper of the group gets its own call (``dimensions/constructiveness.py``). ``docs/fidelity.md``, "Group reply
 budget of constructiveness calls".
 """
 
@@ -27,16 +26,15 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, Field, field_validator
 
-from prism_review.judge.base import ChatMessage, JudgeStep
+from prism_review.judge.base import MANY_ITEMS_REPLY_TOKENS, ChatMessage, JudgeStep
 from prism_review.judge.constructiveness import prompt
 from prism_review.judge.constructiveness.arc import ARC, ARCInput, ARCOutput, ARCStep
 from prism_review.judge.fence import fence
 from prism_review.metrics.constructiveness import DIMENSIONS, adaptive_max_tokens, arc_ratio_tokens
 
 _ONE = ARCStep()
-#: the reply cap of one call, within common models' output limits (the judge's per-step
-#: default for this step, ``llm/settings.py`` ``STEP_DEFAULTS``, is the same number)
-MAX_REPLY_TOKENS = 32_000
+#: the reply cap of one call, within common models' output limits (the step's ``reply_cap``)
+MAX_REPLY_TOKENS = MANY_ITEMS_REPLY_TOKENS
 
 
 def reply_budget(review_lengths: list[int]) -> int:
@@ -103,6 +101,7 @@ class ARCBatchStep(JudgeStep[ARCBatchInput, ARCBatchOutput]):
     """The reviews of one paper → each review's ARCs, one call, the rubric sent once."""
 
     name: ClassVar[str] = "constructiveness.arc_batch"
+    reply_cap: ClassVar[int | None] = MAX_REPLY_TOKENS
     Input = ARCBatchInput
     Output = ARCBatchOutput
     temperature: ClassVar[float] = 0.0

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from prism_review.data.jsonl import read_jsonl
+from prism_review.judge.constructiveness import rubric_fit as F
 from prism_review.judge.constructiveness import train as T
 from prism_review.judge.constructiveness.features import Tfidf, hand_matrix
 from prism_review.judge.constructiveness.support import encoder_at, support_matrix
@@ -47,9 +48,9 @@ def repeated_cv(
     sup = support if support is not None else np.zeros((len(texts), 0))
     hand = hand_matrix(texts)
     tf = Tfidf.fit(texts)
-    x = T._matrix(tf, texts, hand, sup)
+    x = F.feature_matrix(tf, texts, hand, sup)
     src = np.r_[np.zeros(n_h), np.ones(len(gpt_rows))]
-    wc = T._word_counts(texts[:n_h])
+    wc = F.word_counts(texts[:n_h])
     folds = [
         (np.array([fold_of(r["paper_id"], i) for r in rows]),
          np.array([fold_of(r["paper_id"], i) for r in gpt_rows], dtype=int))
@@ -59,13 +60,13 @@ def repeated_cv(
     for dim, aspect in T.ASPECTS.items():
         s = setup[dim]
         gw = float(s["gpt4o_weight"])
-        unused = T._unused(len(tf.vocab), hand.shape[1], sup.shape[1], x.shape[1], s)
-        lcol = T.length_column(len(tf.vocab), s)
-        y = np.r_[[T.numeric_mean(r["labels"][aspect]["raw"]) for r in rows],
-                  [T.majority(r["labels"].get(aspect)) for r in gpt_rows]]
-        gold = np.array([T.majority(r["labels"][aspect]["majority"]) for r in rows])
+        unused = F.unused_blocks(len(tf.vocab), hand.shape[1], sup.shape[1], x.shape[1], s)
+        lcol = F.length_column(len(tf.vocab), s)
+        y = np.r_[[F.numeric_mean(r["labels"][aspect]["raw"]) for r in rows],
+                  [F.majority(r["labels"].get(aspect)) for r in gpt_rows]]
+        gold = np.array([F.majority(r["labels"][aspect]["majority"]) for r in rows])
         g = ~np.isnan(gold)
-        s_wc = T._spearman(wc[g], gold[g])
+        s_wc = F.spearman(wc[g], gold[g])
         res: dict[str, Any] = {"word_count_spearman": round(s_wc, 4), "n_gold": int(g.sum())}
         for alpha in T.ALPHAS:
             cont, lev = [], []
@@ -73,11 +74,11 @@ def repeated_cv(
                 oof = np.zeros(n_h)
                 for k in range(5):
                     tr, te = np.where(f != k)[0], np.where(f == k)[0]
-                    idx = T._rows(tr, np.where(fg != k)[0], n_h, gw > 0 and bool(gpt_rows))
-                    oof[te] = T._predict((x, y, src, alpha, unused, gw, lcol), idx, te)
-                t1, t2 = T.proportion_thresholds(oof[g], gold[g], aspect)
-                cont.append(T._spearman(oof[g], gold[g]))
-                lev.append(T._spearman(T._levels(oof, t1, t2)[g], gold[g]))
+                    idx = F.training_rows(tr, np.where(fg != k)[0], n_h, gw > 0 and bool(gpt_rows))
+                    oof[te] = F.predict((x, y, src, alpha, unused, gw, lcol), idx, te)
+                t1, t2 = F.proportion_thresholds(oof[g], gold[g], aspect)
+                cont.append(F.spearman(oof[g], gold[g]))
+                lev.append(F.spearman(F.levels(oof, t1, t2)[g], gold[g]))
             res[f"alpha={alpha:g}"] = {
                 "spearman_continuous_mean": round(float(np.mean(cont)), 4),
                 "spearman_0_1_2_mean": round(float(np.mean(lev)), 4),

@@ -11,7 +11,7 @@
   aspects of :data:`SETUP` that use them, GPT-4o's labels of other RevUtil points (LLM labels:
   trained on, never measured on). A source column (1 = GPT-4o) absorbs GPT-4o's different use of
   the scale; it is 0 at prediction time, so the shipped scorer predicts the human scale.
-* 1–5 → 0/1/2 follows RevUtil's level definitions (:data:`CONVERSION`, the alignment of the data
+* 1–5 → 0/1/2 follows RevUtil's level definitions (:data:`~.rubric_fit.CONVERSION`, the alignment of the data
   README §6): the two thresholds are the prediction quantiles that reproduce the human majority
   labels' share of each converted level (*proportion matching*), so a level means what the
   rubric's level means.
@@ -27,6 +27,8 @@
   dev.
 
 Writes ``scorers.json`` (the artefact) and ``training_report.json`` (the measured figures).
+The parts of one dimension's scorer (targets, features, the masked ridge, the conversion) are in
+:mod:`.rubric_fit`; this module is the protocol that cross-validates, chooses and ships them.
 """
 
 from __future__ import annotations
@@ -40,14 +42,25 @@ from typing import Any
 import numpy as np
 
 from prism_review.data.jsonl import read_jsonl
-from prism_review.judge.constructiveness.features import (
-    HAND_NAMES,
-    Tfidf,
-    density_matrix,
-    hand_matrix,
-)
-from prism_review.judge.constructiveness.lengthfree import length_free_ridge
+from prism_review.judge.constructiveness.features import Tfidf, hand_matrix
 from prism_review.judge.constructiveness.model import ARTEFACT, artefact_dir
+from prism_review.judge.constructiveness.rubric_fit import (
+    CONVERSION,
+    feature_matrix,
+    fit_ridge,
+    group_folds,
+    length_column,
+    level_shares,
+    levels,
+    majority,
+    numeric_mean,
+    predict,
+    proportion_thresholds,
+    spearman,
+    training_rows,
+    unused_blocks,
+    word_counts,
+)
 from prism_review.judge.constructiveness.support import SUPPORT_NAMES, encoder_at, support_matrix
 from prism_review.judge.constructiveness.train_types import train_types
 from prism_review.shared_folder import SHARED
@@ -76,142 +89,6 @@ DEFAULT_GPT4O = Path(f"{SHARED}/data/labels/revutil-gpt4o/train.jsonl")
 DEFAULT_DISAPERE = Path(f"{SHARED}/data/labels/disapere")
 
 
-def numeric_mean(labels: Sequence[Any]) -> float:
-    """Mean of the numeric labels (``"X"`` and nulls ignored); NaN when there are none."""
-    v = [float(x) for x in labels if isinstance(x, int | float) and not isinstance(x, bool)]
-    return float(np.mean(v)) if v else float("nan")
-
-
-def majority(label: Any) -> float:
-    """The majority label as a float, NaN when missing or ``"X"``."""
-    return (
-        float(label)
-        if isinstance(label, int | float) and not isinstance(label, bool)
-        else float("nan")
-    )
-
-
-def _spearman(a: np.ndarray, b: np.ndarray) -> float:
-    from scipy.stats import spearmanr
-
-    return float(spearmanr(a, b)[0])
-
-
-def _levels(p: np.ndarray, t1: float, t2: float) -> np.ndarray:
-    return np.where(p < t1, 0, np.where(p < t2, 1, 2))
-
-
-#: RevUtil 1–5 → PRISM 0/1/2 by the level definitions (data README §6): actionability 1 (no
-#: action) → 0, 2–3 (implicit or vague action: a "general direction") → 1, 4–5 (explicit and
-#: concrete) → 2; grounding_specificity 1–2 (not grounded) → 0, 3 (weakly grounded, specific) → 1,
-#: 4–5 (fully grounded: an exact element) → 2; verifiability 1 (no support) → 0, 2–3 (some,
-#: vague support: "partial reasoning") → 1, 4–5 → 2.
-CONVERSION: dict[str, dict[int, int]] = {
-    "actionability": {1: 0, 2: 1, 3: 1, 4: 2, 5: 2},
-    "grounding_specificity": {1: 0, 2: 0, 3: 1, 4: 2, 5: 2},
-    "verifiability": {1: 0, 2: 1, 3: 1, 4: 2, 5: 2},
-}
-
-
-def proportion_thresholds(pred: np.ndarray, gold: np.ndarray, aspect: str) -> tuple[float, float]:
-    """(t1, t2): prediction quantiles giving the converted gold labels' level shares."""
-    lv = np.array([CONVERSION[aspect][int(g)] for g in gold])
-    q1, q2 = np.quantile(pred, [float((lv == 0).mean()), float((lv <= 1).mean())])
-    return float(q1), float(q2)
-
-
-def _ridge(
-    x: np.ndarray, y: np.ndarray, alpha: float, weight: np.ndarray | None = None
-) -> tuple[np.ndarray, float]:
-    from sklearn.linear_model import Ridge
-
-    m = Ridge(alpha=alpha).fit(x, y, sample_weight=weight)
-    return np.asarray(m.coef_), float(m.intercept_)
-
-
-def _folds(groups: Sequence[str], k: int = 5) -> list[tuple[np.ndarray, np.ndarray]]:
-    from sklearn.model_selection import GroupKFold
-
-    idx = np.arange(len(groups))
-    return [(tr, te) for tr, te in GroupKFold(k).split(idx, groups=list(groups))]
-
-
-def _word_counts(texts: Sequence[str]) -> np.ndarray:
-    return np.array([len(t.split()) for t in texts], dtype=float)
-
-
-def _matrix(tf: Tfidf, texts: Sequence[str], hand: np.ndarray, support: np.ndarray) -> np.ndarray:
-    """[TF-IDF | hand | densities | support] of ``texts`` (``hand``, ``support``: their hand and
-    :func:`~.support.support_matrix` features)."""
-    return np.hstack([tf.transform(texts), hand, density_matrix(hand), support])
-
-
-def _unused(n_tf: int, n_hand: int, n_support: int, n_cols: int, setup: dict[str, Any]) -> list[slice]:
-    """Column blocks a dimension's set-up leaves out (densities, support)."""
-    out = []
-    if not setup["density"]:
-        out.append(slice(n_tf + n_hand, n_cols - n_support))
-    if not setup.get("support", False):
-        out.append(slice(n_cols - n_support, n_cols))
-    return out
-
-
-def length_column(n_tf: int, setup: dict[str, Any]) -> int | None:
-    """The log-length column of :func:`_matrix` when the set-up leaves it unpenalised, else None."""
-    return n_tf + HAND_NAMES.index("log_len") if setup.get("length_free", False) else None
-
-
-def _masked(x: np.ndarray, unused: list[slice]) -> np.ndarray:
-    if not unused:
-        return x
-    x = x.copy()
-    for cols in unused:
-        x[:, cols] = 0.0
-    return x
-
-
-def _fit(
-    x: np.ndarray,
-    y: np.ndarray,
-    src: np.ndarray,
-    alpha: float,
-    unused: list[slice],
-    gpt_weight: float,
-    length_col: int | None = None,
-) -> tuple[np.ndarray, float]:
-    """Ridge on [x | source column]; the ``unused`` column blocks zeroed (their coefficients are
-    then exactly 0). Returns the coefficients of ``x`` (the source column is dropped: it is 0 at
-    prediction time) and the intercept. ``length_col``: the log-length column, left unpenalised
-    (:func:`~.lengthfree.length_free_ridge`); None: plain ridge."""
-    x = _masked(x, unused)
-    ok = ~np.isnan(y)
-    w = np.where(src > 0, gpt_weight, 1.0)
-    xs = np.hstack([x, src[:, None]])[ok]
-    if length_col is None:
-        coef, b = _ridge(xs, y[ok], alpha, w[ok])
-    else:
-        coef, b = length_free_ridge(xs, y[ok], alpha, w[ok], length_col)
-    return coef[:-1], b
-
-
-def _shares(levels: np.ndarray) -> list[float]:
-    """Share of points at level 0, 1 and 2."""
-    return [round(float((levels == k).mean()), 4) for k in (0, 1, 2)]
-
-
-def _rows(human: np.ndarray, gpt: np.ndarray, n_h: int, use_gpt: bool) -> np.ndarray:
-    """Training rows: the human points ``human`` and, when used, the GPT-4o points ``gpt``."""
-    return np.r_[human, n_h + gpt] if use_gpt else human
-
-
-def _predict(fit: tuple[Any, ...], train: np.ndarray, test: np.ndarray) -> np.ndarray:
-    """Fit on rows ``train`` of ``fit`` = (x, y, source, alpha, unused blocks, GPT-4o weight,
-    log-length column or None) and predict rows ``test``."""
-    x, y, src, alpha, unused, gw, length_col = fit
-    coef, b = _fit(x[train], y[train], src[train], alpha, unused, gw, length_col)
-    return np.asarray(_masked(x[test], unused) @ coef + b)
-
-
 def train_rubric(
     rows: list[dict],
     gpt_rows: list[dict] | None = None,
@@ -231,7 +108,7 @@ def train_rubric(
     gtexts = [r["review_point"] for r in gpt_rows]
     groups = [r["paper_id"] for r in rows]
     gpt_papers = [r["paper_id"] for r in gpt_rows]
-    folds = _folds(groups)
+    folds = group_folds(groups)
     n_h = len(texts)
     hand = hand_matrix(texts + gtexts)
     uses_support = any(v.get("support", False) for v in setup.values())
@@ -252,11 +129,11 @@ def train_rubric(
         held = {groups[i] for i in te}
         gi = [j for j, r in enumerate(gpt_rows) if r["paper_id"] not in held]
         tf = Tfidf.fit([texts[i] for i in tr] + [gtexts[j] for j in gi])
-        x = _matrix(tf, texts + gtexts, hand, support)
+        x = feature_matrix(tf, texts + gtexts, hand, support)
         fold_data.append((tr, te, np.asarray(gi, dtype=int), x, len(tf.vocab)))
     tfidf = Tfidf.fit(texts + gtexts)
-    x_all = _matrix(tfidf, texts + gtexts, hand, support)
-    wc = _word_counts(texts)
+    x_all = feature_matrix(tfidf, texts + gtexts, hand, support)
+    wc = word_counts(texts)
     src_all = np.r_[np.zeros(n_h), np.ones(len(gtexts))]
     scorers: dict[str, Any] = {}
     oof_levels: dict[str, np.ndarray] = {}
@@ -275,22 +152,22 @@ def train_rubric(
             oof = np.zeros(n_h)
             lv = np.zeros(n_h)
             for tr, te, g_idx, x, n_tf in fold_data:
-                unused = _unused(n_tf, hand.shape[1], n_sup, x.shape[1], dim_setup)
+                unused = unused_blocks(n_tf, hand.shape[1], n_sup, x.shape[1], dim_setup)
                 fit = (x, y_all, src_all, alpha, unused, gw, length_column(n_tf, dim_setup))
-                oof[te] = _predict(fit, _rows(tr, g_idx, n_h, use_gpt), te)
+                oof[te] = predict(fit, training_rows(tr, g_idx, n_h, use_gpt), te)
                 # the fold's thresholds are made as the shipped ones are: from out-of-fold
                 # predictions (an inner grouped CV over the training folds), not from the fit's
                 # own training points, whose predictions spread wider than unseen points' do
                 inner = np.zeros(len(tr))
                 tr_groups = [groups[i] for i in tr]
-                for itr, ite in _folds(tr_groups, INNER_FOLDS):
+                for itr, ite in group_folds(tr_groups, INNER_FOLDS):
                     held_in = {tr_groups[k] for k in ite}
                     ig = np.asarray([j for j in g_idx if gpt_papers[j] not in held_in], dtype=int)
-                    inner[ite] = _predict(fit, _rows(tr[itr], ig, n_h, use_gpt), tr[ite])
+                    inner[ite] = predict(fit, training_rows(tr[itr], ig, n_h, use_gpt), tr[ite])
                 gt = ~np.isnan(gold[tr])
                 t1, t2 = proportion_thresholds(inner[gt], gold[tr][gt], aspect)
-                lv[te] = _levels(oof[te], t1, t2)
-            s_cont, s_lv = _spearman(oof[g], gold[g]), _spearman(lv[g], gold[g])
+                lv[te] = levels(oof[te], t1, t2)
+            s_cont, s_lv = spearman(oof[g], gold[g]), spearman(lv[g], gold[g])
             res[f"alpha={alpha:g}"] = {
                 "spearman_continuous": round(s_cont, 4),
                 "spearman_0_1_2": round(s_lv, 4),
@@ -298,7 +175,7 @@ def train_rubric(
             if s_lv > best[1]:  # choose by what ships: the 0/1/2 levels
                 best = (alpha, s_lv, oof, lv)
         best_alpha, best_s, best_oof, best_lv = best
-        s_wc = _spearman(wc[g], gold[g])
+        s_wc = spearman(wc[g], gold[g])
         conv = np.array([CONVERSION[aspect][int(v)] for v in gold[g]])
         res.update(
             {
@@ -311,17 +188,17 @@ def train_rubric(
                 "spearman_continuous_minus_word_count": round(
                     res[f"alpha={best_alpha:g}"]["spearman_continuous"] - s_wc, 4
                 ),
-                "prediction_vs_word_count_spearman": round(_spearman(best_oof[g], wc[g]), 4),
+                "prediction_vs_word_count_spearman": round(spearman(best_oof[g], wc[g]), 4),
                 "mean_level_predicted": round(float(best_lv[g].mean()), 4),
                 "mean_level_human": round(float(conv.mean()), 4),
-                "level_shares_predicted": _shares(best_lv[g]),
-                "level_shares_human": _shares(conv),
+                "level_shares_predicted": level_shares(best_lv[g]),
+                "level_shares_human": level_shares(conv),
             }
         )
         t1, t2 = proportion_thresholds(best_oof[g], gold[g], aspect)
         idx_all = np.arange(n_h + len(gtexts)) if use_gpt else np.arange(n_h)
-        unused = _unused(len(tfidf.vocab), hand.shape[1], n_sup, x_all.shape[1], dim_setup)
-        coef, b = _fit(x_all[idx_all], y_all[idx_all], src_all[idx_all], best_alpha, unused, gw,
+        unused = unused_blocks(len(tfidf.vocab), hand.shape[1], n_sup, x_all.shape[1], dim_setup)
+        coef, b = fit_ridge(x_all[idx_all], y_all[idx_all], src_all[idx_all], best_alpha, unused, gw,
                        length_column(len(tfidf.vocab), dim_setup))
         scorers[dim] = {
             "aspect": aspect,
@@ -349,20 +226,20 @@ def rule_figures(rows: list[dict], oof_levels: dict[str, np.ndarray]) -> dict[st
     d5 = np.array([tone_level(t) for t in texts], dtype=float)
     clc = (oof_levels["D1_actionability"] + oof_levels["D2_specificity"]
            + oof_levels["D3_justification"] + d4 + d5) / 10
-    wc = _word_counts(texts)
+    wc = word_counts(texts)
     act = np.array([majority(r["labels"]["actionability"]["majority"]) for r in rows])
     helpful = np.array([majority(r["labels"]["helpfulness"]["majority"]) for r in rows])
     tone = np.array([majority(r["labels"]["professional_tone"]["majority"]) for r in rows])
     a, h, t = ~np.isnan(act), ~np.isnan(helpful), ~np.isnan(tone)
     return {
-        "d4_vs_actionability_spearman": round(_spearman(d4[a], act[a]), 4),
+        "d4_vs_actionability_spearman": round(spearman(d4[a], act[a]), 4),
         "d4_mean_actionability_4_5": round(float(d4[a & (act >= 4)].mean()), 4),
         "d4_mean_actionability_1_2": round(float(d4[a & (act <= 2)].mean()), 4),
         "d5_professional_accuracy": round(float(((d5[t] >= 1) == (tone[t] == 1)).mean()), 4),
         "d5_always_professional_accuracy": round(float((tone[t] == 1).mean()), 4),
         "d5_n_unprofessional": int((tone[t] == 0).sum()),
-        "clc_vs_helpfulness_spearman": round(_spearman(clc[h], helpful[h]), 4),
-        "word_count_vs_helpfulness_spearman": round(_spearman(wc[h], helpful[h]), 4),
+        "clc_vs_helpfulness_spearman": round(spearman(clc[h], helpful[h]), 4),
+        "word_count_vs_helpfulness_spearman": round(spearman(wc[h], helpful[h]), 4),
         "n_helpfulness": int(h.sum()),
         "mean_clc": round(float(clc.mean()), 4),
     }

@@ -45,6 +45,7 @@ class ConsolidateStep(JudgeStep[ConsolidateInput, ConsolidateOutput]):
     """Step 1: pool the reviews' criticisms into distinct micro-flaws under the taxonomy."""
 
     name: ClassVar[str] = "flaws.consolidate"
+    reply_cap: ClassVar[int | None] = STEP1_TOKENS
     Input = ConsolidateInput
     Output = ConsolidateOutput
     temperature: ClassVar[float] = 0.1
@@ -117,6 +118,8 @@ class ValidateStep(JudgeStep[ValidateInput, ValidateOutput]):
     """Step 2: judge each flaw against the paper text for validity and severity."""
 
     name: ClassVar[str] = "flaws.validate"
+    #: 40 tokens a flaw: a pool of more than 193 flaws asks for more than the global 8,000
+    reply_cap: ClassVar[int | None] = STEP1_TOKENS
     Input = ValidateInput
     Output = ValidateOutput
     temperature: ClassVar[float] = 0.0
@@ -165,7 +168,7 @@ class ValidateStep(JudgeStep[ValidateInput, ValidateOutput]):
         return {"flaw_id": [f.flaw_id for f in inp.micro_flaws]}
 
     def max_tokens(self, inp: ValidateInput) -> int | None:
-        return max(STEP2_MIN_TOKENS, 40 * len(inp.micro_flaws) + 256)
+        return min(STEP1_TOKENS, max(STEP2_MIN_TOKENS, 40 * len(inp.micro_flaws) + 256))
 
 
 def unknown_issue_ids(issues: list[Issue], mentions: list[Mention]) -> str | None:
@@ -181,6 +184,7 @@ class MapStep(JudgeStep[MapInput, MapOutput]):
     """Step 3: map one review onto the valid-issue bank, in the review's own order."""
 
     name: ClassVar[str] = "flaws.map"
+    reply_cap: ClassVar[int | None] = STEP1_TOKENS
     Input = MapInput
     Output = MapOutput
     temperature: ClassVar[float] = 0.0
@@ -209,6 +213,7 @@ class MapBatchStep(JudgeStep[MapBatchInput, MapBatchOutput]):
     on its own under :class:`MapStep`'s rules (economical protocol, ``dimensions/flaws_pieces``)."""
 
     name: ClassVar[str] = "flaws.map_batch"
+    reply_cap: ClassVar[int | None] = STEP1_TOKENS
     Input = MapBatchInput
     Output = MapBatchOutput
     temperature: ClassVar[float] = 0.0

@@ -40,7 +40,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from prism_review.judge.base import ChatMessage, JudgeStep, OfflineUnscored
+from prism_review.judge.base import MANY_ITEMS_REPLY_TOKENS, ChatMessage, JudgeStep, OfflineUnscored
 from prism_review.judge.fence import fence
 from prism_review.judge.novelty import prompts
 from prism_review.judge.novelty.closeness import Closeness, pair_closeness
@@ -220,6 +220,8 @@ class VerdictBatchStep(JudgeStep[VerdictBatchInput, VerdictBatchOutput]):
     """One claim against several candidates in one call; one verdict per candidate id."""
 
     name = "novelty.verdict_batch"
+    #: 800 tokens a candidate: a ``verdict_batch`` setting above 10 asks for more than 8,000
+    reply_cap = MANY_ITEMS_REPLY_TOKENS
     Input = VerdictBatchInput
     Output = VerdictBatchOutput
 
@@ -231,7 +233,8 @@ class VerdictBatchStep(JudgeStep[VerdictBatchInput, VerdictBatchOutput]):
         return [ChatMessage(role="system", content=prompts.VERDICT_SYSTEM), ChatMessage(role="user", content=user)]
 
     def max_tokens(self, inp: VerdictBatchInput) -> int | None:
-        return VERDICT_TOKENS * max(1, len(inp.candidates))  # the reference's budget per pair
+        # the reference's budget per pair
+        return min(MANY_ITEMS_REPLY_TOKENS, VERDICT_TOKENS * max(1, len(inp.candidates)))
 
     def schema_enums(self, inp: VerdictBatchInput) -> dict[str, list[str]]:
         return {"review_sentence_id": [inp.claim_id],

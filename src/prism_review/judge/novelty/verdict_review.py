@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from prism_review.judge.base import ChatMessage, JudgeStep
+from prism_review.judge.base import MANY_ITEMS_REPLY_TOKENS, ChatMessage, JudgeStep
 from prism_review.judge.fence import fence
 from prism_review.judge.novelty import prompts
 from prism_review.judge.novelty.verdict import (
@@ -32,9 +32,8 @@ from prism_review.judge.novelty.verdict import (
 PAIR_TOKENS = 220
 #: output tokens of a reply's frame (the object, its claim entries' ids)
 REPLY_OVERHEAD = 200
-MAX_REPLY_TOKENS = 32_000
-#: the output budget of one paper call (``novelty.verdict_paper``; a per-step default in
-#: ``llm/settings.py``), as the per-review call's: a paper's claims are split into calls whose
+MAX_REPLY_TOKENS = MANY_ITEMS_REPLY_TOKENS
+#: the output budget of one paper call (``novelty.verdict_paper``, its ``reply_cap``), as the per-review call's: a paper's claims are split into calls whose
 #: ``reply_tokens`` fit it (144 pairs). A verdict with a one-sentence explanation is ~100-110
 #: tokens, so such a reply is ~15-16k tokens: within the 16,384 output tokens of gpt-4o and
 #: gpt-4o-mini, whose 400 on a larger budget makes the judge resend the call with theirs
@@ -115,6 +114,7 @@ class VerdictReviewStep(JudgeStep[VerdictReviewInput, VerdictReviewOutput]):
     """Every (claim, candidate) pair of one review in one call; one verdict per pair."""
 
     name = "novelty.verdict_review"
+    reply_cap = MAX_REPLY_TOKENS
     Input = VerdictReviewInput
     Output = VerdictReviewOutput
 
@@ -170,9 +170,10 @@ class VerdictPaperStep(VerdictReviewStep):
     (``dimensions/novelty_paper.py``): the prompt, schema, check and normalisation of
     ``novelty.verdict_review`` (each claim judged on its own; the claims come from several
     reviews, which the rules never refer to), under its own name so the calls and the output
-    budget (``PAPER_REPLY_TOKENS``, a per-step default in ``llm/settings.py``) are its own."""
+    budget (``PAPER_REPLY_TOKENS``, its ``reply_cap``) are its own."""
 
     name = "novelty.verdict_paper"
+    reply_cap = PAPER_REPLY_TOKENS
 
     def max_tokens(self, inp: VerdictReviewInput) -> int | None:
         return min(PAPER_REPLY_TOKENS, reply_tokens(len(inp.claims), len(inp.candidates)))
