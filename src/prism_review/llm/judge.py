@@ -7,8 +7,10 @@ it); ``step.schema_enums(inp)`` narrows id fields to the ids of this input. The 
 leniently (:mod:`prism_review.llm.parse`) and validated; if that fails the judge re-asks once —
 with the *full original messages* plus the invalid reply and the error, or, for a reply cut at
 the token budget (``finish_reason="length"``), the same messages with twice the budget, within
-the step's cap and the model's known output limit (a reply cut at that much already is
-unscored without a second call: the same request would be cut, and paid, again). If
+the step's cap and the model's known output limit (a reply cut at that much already, or at a
+budget the server shrank for this prompt, is unscored without a second call: the same request
+would be cut, and paid, again; a re-ask the server would shrink to the first ask's budget is
+not sent either, see ``Request.floor``). If
 ``step.check()`` reports a problem it re-asks once stating it. A step whose answer still fails
 is ``unscored`` with the raw reply and the reason kept — never a zero. Only a step that sets
 ``keeps_soft_checked`` (generation steps, whose output is text, not a score) keeps an answer that
