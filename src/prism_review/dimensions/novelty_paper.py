@@ -17,7 +17,8 @@ folder, so a resumed run asks nothing again) and shared by every unit of the pap
 
 A paper call whose reply stays unusable after its re-ask (unparsable, cut, a pair missing) is
 memoised as failed, and each review with a claim in it is judged by its own
-``novelty.verdict_review`` call (:func:`review_verdicts`), so a failure stays that review's
+``novelty.verdict_review`` calls (:func:`review_verdicts`, chunked as a paper's claims are), so
+a failure stays that review's
 (its pairs unscored, never 0). A call that got no reply at all raises: nothing is memoised and
 the units stay unwritten. Each call's usage goes on the row of the first review text (in
 (system, reviewer) order) with a claim in it, so the rows' usages sum to what the run spent.
@@ -158,22 +159,26 @@ async def paper_verdicts(ctx: RunContext, unit: WorkUnit, texts: list[Text], pap
 
 async def review_verdicts(ctx: RunContext, paper_inputs: dict[str, Any], claims: list[dict[str, Any]],
                           cands: list[CandidateText], usage: Usage) -> Outcomes:
-    """Every (claim, candidate) pair of one review in one ``novelty.verdict_review`` call: the
-    fallback of a review whose paper call gave no usable reply."""
-    inp = verdict_input(paper_inputs, cands, [_review_claim(c["claim_id"], c) for c in claims])
-    res = await ctx.run(VerdictReviewStep(), inp)
-    usage.add(res.usage)
-    got = res.output.pairs() if res.ok and res.output else {}
+    """Every (claim, candidate) pair of one review in ``novelty.verdict_review`` calls: the
+    fallback of a review whose paper call gave no usable reply. The review's claims are split
+    as a paper's are (:func:`paper_chunks`: the same output budget), so a review whose pairs
+    need more than one call's budget is not cut (one call, as before, when they fit); a failed
+    call leaves only its own claims' pairs unscored."""
+    chunks = paper_chunks([_review_claim(c["claim_id"], c) for c in claims], len(cands))
+    results = await _all([ctx.run(VerdictReviewStep(), verdict_input(paper_inputs, cands, ch)) for ch in chunks])
     outcomes: Outcomes = {}
-    for c in claims:
-        for k in cands:
-            key = (c["claim_id"], k.cand_id)
-            if key in got:
-                outcomes[key] = got[key]
-            elif res.raw is None and not res.ok:
-                outcomes[key] = PairError(res.error or "judge call failed")
-            else:
-                outcomes[key] = None
+    for chunk, res in zip(chunks, results, strict=True):
+        usage.add(res.usage)
+        got = res.output.pairs() if res.ok and res.output else {}
+        for c in chunk:
+            for k in cands:
+                key = (c.claim_id, k.cand_id)
+                if key in got:
+                    outcomes[key] = got[key]
+                elif res.raw is None and not res.ok:
+                    outcomes[key] = PairError(res.error or "judge call failed")
+                else:
+                    outcomes[key] = None
     return outcomes
 
 

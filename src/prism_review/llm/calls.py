@@ -31,7 +31,7 @@ from typing import Any
 from prism_review.judge.base import Usage
 from prism_review.llm.batch import BatchQueue
 from prism_review.llm.cache import ResponseCache, request_key
-from prism_review.llm.errors import FatalProviderError, ProviderError, TooManyErrors
+from prism_review.llm.errors import FatalProviderError, NoLargerBudget, ProviderError, TooManyErrors
 from prism_review.llm.limits import RateLimiter, backoff_delay
 from prism_review.llm.pricing import PriceTable
 from prism_review.llm.provider import Generation, ModelAPI, Request, is_reasoning_model
@@ -109,6 +109,12 @@ class CallOutcome:
     finish_reason: str | None = None
     #: batch mode: the request was queued for the next batch, no reply yet
     deferred: bool = False
+    #: the output budget the reply was granted (``Generation.max_tokens``, cached ones
+    #: included); None when unknown (then the request's own)
+    granted: int | None = None
+    #: not sent: the server allows this prompt no larger budget than ``req.floor``
+    #: (:class:`~prism_review.llm.errors.NoLargerBudget`)
+    no_larger_budget: bool = False
 
 
 class CallManager:
@@ -188,7 +194,7 @@ class CallManager:
                 params["response_mode"] = gen.response_mode
                 params["batch"] = True
                 return CallOutcome(key, gen.text, gen=gen, params=params,
-                                   finish_reason=gen.finish_reason)
+                                   finish_reason=gen.finish_reason, granted=gen.max_tokens)
         if self.cache is None:
             return await self._miss(api, req, key, params)
         # an identical request already in flight (or being looked up): share its outcome
@@ -200,7 +206,7 @@ class CallManager:
                 return shared
             self.stats.usage.cache_hits += 1
             return CallOutcome(key, shared.text, cached=True, params=shared.params,
-                               finish_reason=shared.finish_reason)
+                               finish_reason=shared.finish_reason, granted=shared.granted)
         task = asyncio.ensure_future(self._cached_or_fetch(api, req, key, params))
         self._inflight[slot] = task
         task.add_done_callback(lambda _t: self._inflight.pop(slot, None))
@@ -219,7 +225,8 @@ class CallManager:
             self.stats.usage.cache_hits += 1
             params["response_mode"] = hit[1].get("response_mode")
             return CallOutcome(key, hit[0], cached=True, params=params,
-                               finish_reason=hit[1].get("finish_reason"))
+                               finish_reason=hit[1].get("finish_reason"),
+                               granted=hit[1].get("max_tokens"))
         return await self._miss(api, req, key, params)
 
     async def _miss(self, api: ModelAPI, req: Request, key: str,
@@ -244,6 +251,9 @@ class CallManager:
             try:
                 async with self._semaphore(api):
                     gen = await api.generate(req)
+            except NoLargerBudget as exc:  # nothing sent that could be answered or billed
+                limiter.settle(estimate, None)
+                return CallOutcome(key, error=str(exc), params=params, no_larger_budget=True)
             except FatalProviderError as exc:
                 limiter.settle(estimate, None)
                 self._count_error(str(exc))
@@ -267,13 +277,15 @@ class CallManager:
             params["response_mode"] = gen.response_mode
             await self._store(key, req.model, gen, req.step)
             return CallOutcome(key, gen.text, gen=gen, params=params,
-                               finish_reason=gen.finish_reason)
+                               finish_reason=gen.finish_reason, granted=gen.max_tokens)
 
     async def _store(self, key: str, model: str, gen: Generation, step: str) -> None:
         if self.cache is None:
             return
         usage = {"prompt_tokens": gen.prompt_tokens, "response_mode": gen.response_mode,
                  "completion_tokens": gen.completion_tokens, "finish_reason": gen.finish_reason}
+        if gen.max_tokens is not None:  # the budget granted: a cut reply's re-ask needs it
+            usage["max_tokens"] = gen.max_tokens
         try:
             await asyncio.to_thread(self.cache.put, key, model, gen.text, usage)
         except Exception as exc:  # noqa: BLE001 - the reply is good; only reuse is lost

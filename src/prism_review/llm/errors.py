@@ -47,6 +47,18 @@ class FatalProviderError(ProviderError):
     """
 
 
+class NoLargerBudget(ProviderError):
+    """The longer re-ask of a cut reply was not sent: the server allows no larger output budget
+    for this prompt than the one the first ask already had (``allowed``), so the same request
+    would be cut, and paid, again. Not a failed call (nothing was answered or billed): the call
+    manager does not count it towards ``max_errors``, and the judge leaves the step unscored
+    as for a reply cut at the step's cap."""
+
+    def __init__(self, message: str, *, provider: str = "", allowed: int) -> None:
+        super().__init__(message, provider=provider, status=400, retryable=False)
+        self.allowed = allowed
+
+
 class TooManyErrors(LLMError):
     """The max-errors cutoff was reached; the runner should stop cleanly."""
 

@@ -7,8 +7,10 @@ it); ``step.schema_enums(inp)`` narrows id fields to the ids of this input. The 
 leniently (:mod:`prism_review.llm.parse`) and validated; if that fails the judge re-asks once —
 with the *full original messages* plus the invalid reply and the error, or, for a reply cut at
 the token budget (``finish_reason="length"``), the same messages with twice the budget, within
-the step's cap and the model's known output limit (a reply cut at that much already is
-unscored without a second call: the same request would be cut, and paid, again). If
+the step's cap and the model's known output limit (a reply cut at that much already, or at a
+budget the server shrank for this prompt, is unscored without a second call: the same request
+would be cut, and paid, again; a re-ask the server would shrink to the first ask's budget is
+not sent either, see ``Request.floor``). If
 ``step.check()`` reports a problem it re-asks once stating it. A step whose answer still fails
 is ``unscored`` with the raw reply and the reason kept — never a zero. Only a step that sets
 ``keeps_soft_checked`` (generation steps, whose output is text, not a score) keeps an answer that
@@ -226,13 +228,12 @@ class LLMJudge:
             return StepResult(step=step.name, status="unscored", raw=None, error=error)
         if out is None:
             if first.finish_reason == "length":  # cut at the budget: the same ask, more room
-                limit = _model_limit(api, req.model)
+                limit = _granted_limit(req, first.granted, _model_limit(api, req.model))
                 longer = _longer(req, cap, limit)
                 if longer is None:  # it had all the room it may have: asking again cannot help
                     sent = req.max_tokens if limit is None else min(req.max_tokens, limit)
-                    return StepResult(step=step.name, status="unscored", raw=raw, error=(
-                        f"reply cut at its output budget of {sent} tokens, the step's cap or "
-                        f"the model's limit: not asked again ({error})"))
+                    return StepResult(step=step.name, status="unscored", raw=raw,
+                                      error=_not_asked_again(sent, error))
                 req = longer
                 retry, purpose = req, "longer"
             else:
@@ -240,6 +241,10 @@ class LLMJudge:
                 purpose = "repair"
             self.stats.reasks += 1
             second, out, error2 = await self._ask(step, api, retry, usage, ids, purpose)
+            if second.no_larger_budget:  # the server allows this prompt no more: not sent
+                self.stats.reasks -= 1
+                return StepResult(step=step.name, status="unscored", raw=raw,
+                                  error=_not_asked_again(retry.floor, f"{error}; {error2}"))
             if out is None:
                 return StepResult(step=step.name, status="unscored",
                                   raw=second.text if second.text is not None else raw,
@@ -319,21 +324,37 @@ def _model_limit(api: ModelAPI, model: str) -> int | None:
     return ceilings.get(model) if isinstance(ceilings, dict) else None
 
 
+def _granted_limit(req: Request, granted: int | None, model_limit: int | None) -> int | None:
+    """The output limit a re-ask of ``req`` meets: the model's known one, and the budget the
+    first ask was granted when the server shrank it (a vLLM server allows its context length
+    minus the prompt: the same prompt is allowed no more the second time)."""
+    if granted is None or granted >= req.max_tokens:
+        return model_limit
+    return granted if model_limit is None else min(granted, model_limit)
+
+
 def _longer(req: Request, cap: int, model_limit: int | None) -> Request | None:
     """The re-ask of a reply cut at its budget: twice the budget, within the step's ``cap`` and
     the model's output limit; None when the first ask already had that much room (the same
-    request again would be cut again, and paid again)."""
+    request again would be cut again, and paid again). The re-ask carries the first ask's
+    budget as its ``floor``: a server that would shrink it to that much gets no second call."""
     limit = cap if model_limit is None else min(cap, model_limit)
     budget = min(2 * req.max_tokens, limit)
-    if budget <= min(req.max_tokens, limit):
+    first = min(req.max_tokens, limit)
+    if budget <= first:
         return None
-    return Request(**{**req.__dict__, "max_tokens": budget})
+    return Request(**{**req.__dict__, "max_tokens": budget, "floor": first})
+
+
+def _not_asked_again(sent: int, error: str | None) -> str:
+    return (f"reply cut at its output budget of {sent} tokens, the step's cap or the model's "
+            f"limit (for this prompt): not asked again ({error})")
 
 
 def _follow_up(req: Request, reply: str, prompt: str) -> Request:
     messages = [*req.messages, {"role": "assistant", "content": reply or "(empty reply)"},
                 {"role": "user", "content": prompt}]
-    return Request(**{**req.__dict__, "messages": messages})
+    return Request(**{**req.__dict__, "messages": messages, "floor": 0})
 
 
 def _short_error(exc: Exception) -> str:

@@ -36,7 +36,12 @@ except ImportError:  # pragma: no cover - depends on the installed SDK major
 
 from prism_review.llm.budget import allowed_max_tokens, is_model_wide
 from prism_review.llm.credentials import mask_url
-from prism_review.llm.errors import FatalProviderError, ProviderError, TransportError
+from prism_review.llm.errors import (
+    FatalProviderError,
+    NoLargerBudget,
+    ProviderError,
+    TransportError,
+)
 from prism_review.llm.limits import retry_after_seconds
 from prism_review.llm.provider import (
     Generation,
@@ -118,7 +123,7 @@ class OpenAICompatibleAPI:
         """The chat-completions request body, exactly as sent on the wire."""
         messages = [dict(m) for m in req.messages]
         kw: dict[str, Any] = {"model": req.model, "messages": messages}
-        budget = min(req.max_tokens, self.output_ceiling.get(req.model, req.max_tokens))
+        budget = self._budget(req)
         if is_reasoning_model(req.model) or req.model in self.completion_tokens_param:
             kw["max_completion_tokens"] = budget
             if req.model not in self._told and is_reasoning_model(req.model):
@@ -141,6 +146,19 @@ class OpenAICompatibleAPI:
                     kw["response_format"] = {"type": "json_object"}
         return kw
 
+    def _budget(self, req: Request) -> int:
+        """The output budget ``req`` is sent with: its own, within the model's known limit."""
+        return min(req.max_tokens, self.output_ceiling.get(req.model, req.max_tokens))
+
+    def _refuse_floor(self, req: Request, allowed: int) -> None:
+        """Raise :class:`NoLargerBudget` when ``allowed`` is not above ``req.floor`` (a longer
+        re-ask that the server's limit would shrink to the first ask's budget or below)."""
+        if req.floor and allowed <= req.floor:
+            raise NoLargerBudget(
+                f"{self.label} allows at most {allowed} output tokens for this request, no more "
+                f"than the {req.floor} the reply was already cut at", provider=self.provider,
+                allowed=allowed)
+
     def batch_line(self, req: Request) -> tuple[str, dict[str, Any]]:
         """(response mode, body) the live call of ``req`` would send now: a Batch API line."""
         slot = (req.model, req.schema_name)
@@ -153,6 +171,8 @@ class OpenAICompatibleAPI:
         mode_i = self.mode_floor.get(slot, 0) if req.schema is not None else 2
         shrunk = False
         while True:
+            sent = self._budget(req)
+            self._refuse_floor(req, sent)  # the model's known limit is no larger
             mode = RESPONSE_MODES[mode_i]
             started = time.perf_counter()
             try:
@@ -173,6 +193,7 @@ class OpenAICompatibleAPI:
                     shrunk = True
                     if is_model_wide(msg):
                         self.output_ceiling[req.model] = smaller
+                    self._refuse_floor(req, smaller)  # (per prompt, vLLM) no more than before
                     req = Request(**{**req.__dict__, "max_tokens": smaller})
                     continue
                 if req.schema is not None and mode_i < 2 and not _not_about_format(msg):
@@ -183,7 +204,9 @@ class OpenAICompatibleAPI:
                 raise self._translate(exc, req) from None
             if req.schema is not None:
                 self.mode_floor[slot] = mode_i
-            return self._generation(resp, mode, time.perf_counter() - started)
+            gen = self._generation(resp, mode, time.perf_counter() - started)
+            gen.max_tokens = sent
+            return gen
 
     def _generation(self, resp: Any, mode: str, latency: float) -> Generation:
         try:

@@ -76,6 +76,10 @@ class Request:
     seed: int | None = None
     timeout: float = 120.0
     step: str = ""
+    #: the output budget a reply to this request must be allowed *more* than (0: any): the
+    #: longer re-ask of a cut reply carries the budget the first ask was granted, and a server
+    #: that allows no more for this prompt gets no second request (:class:`NoLargerBudget`)
+    floor: int = 0
 
 
 @dataclass
@@ -90,6 +94,9 @@ class Generation:
     finish_reason: str | None = None
     latency: float = 0.0
     response_mode: str = "text"
+    #: the output budget the answered request was sent with (a server that refused the asked
+    #: one in a 400 got its largest allowed one); None when the API does not say
+    max_tokens: int | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
 

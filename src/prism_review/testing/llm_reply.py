@@ -104,6 +104,7 @@ class ReplyOwner(Protocol):
     prompt_cache: bool
     max_output_tokens: int | None
     enforce_max_tokens: bool
+    context_length: int | None
 
     def default_reply(self, body: dict[str, Any]) -> str: ...
 
@@ -123,6 +124,26 @@ def default_reply(body: dict[str, Any], schema_seed: int | None = None) -> str:
         return "{}"
     users = [m for m in body.get("messages", []) if m.get("role") == "user"]
     return str(users[-1]["content"]) if users else ""
+
+
+def prompt_tokens(body: dict[str, Any]) -> int:
+    """The prompt's tokens as the server's ``usage`` counts them (4 characters each, plus 1)."""
+    return sum(len(str(m.get("content", ""))) for m in body.get("messages", [])) // 4 + 1
+
+
+def context_error(owner: ReplyOwner, body: dict[str, Any]) -> str | None:
+    """vLLM's 400 message for a request whose prompt and ``max_tokens`` together exceed the
+    server's ``context_length`` (its wording, vLLM ``serving_engine._validate_input``); None
+    when the request fits or no context length is set."""
+    if owner.context_length is None:
+        return None
+    asked = body.get("max_completion_tokens") or body.get("max_tokens")
+    prompt = prompt_tokens(body)
+    if asked is None or prompt + int(asked) <= owner.context_length:
+        return None
+    return (f"This model's maximum context length is {owner.context_length} tokens. However, "
+            f"you requested {prompt + int(asked)} tokens ({prompt} in the messages, {asked} in "
+            "the completion). Please reduce the length of the messages or completion.")
 
 
 def error_body(code: int, message: str) -> dict[str, Any]:
@@ -155,12 +176,13 @@ def render_reply(owner: ReplyOwner, body: dict[str, Any], reply: Reply,
             reply = reply.then
     text = _as_text(reply)
     requested = body.get("max_completion_tokens") or body.get("max_tokens")
+    honours_budget = owner.enforce_max_tokens or owner.context_length is not None
     limits = [n for n in (owner.max_output_tokens,
-                          requested if owner.enforce_max_tokens else None) if n is not None]
+                          requested if honours_budget else None) if n is not None]
     if limits and len(text) // 4 + 1 > min(limits):  # a model stops at its output limit
         text, finish = text[: 4 * min(limits)], "length"
     rec.reply, rec.finish = text, finish
-    prompt_chars = sum(len(str(m.get("content", ""))) for m in body.get("messages", []))
+    prompt = prompt_tokens(body)
     completion = {
         "id": f"chatcmpl-loopback-{len(owner.requests)}",
         "object": "chat.completion",
@@ -168,9 +190,9 @@ def render_reply(owner: ReplyOwner, body: dict[str, Any], reply: Reply,
         "model": body.get("model", "test-model"),
         "choices": [{"index": 0, "finish_reason": finish,
                      "message": {"role": "assistant", "content": text}}],
-        "usage": {"prompt_tokens": prompt_chars // 4 + 1,
+        "usage": {"prompt_tokens": prompt,
                   "completion_tokens": len(text) // 4 + 1,
-                  "total_tokens": prompt_chars // 4 + len(text) // 4 + 2},
+                  "total_tokens": prompt + len(text) // 4 + 1},
     }
     if owner.prompt_cache:
         completion["usage"]["prompt_tokens_details"] = {"cached_tokens": owner.cached_prefix_tokens(body)}

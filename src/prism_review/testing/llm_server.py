@@ -37,6 +37,10 @@ to a chat completion that does not carry ``Authorization: Bearer k``.
 output limit: a reply longer than ``N`` tokens (4 characters each, as its ``usage`` counts), or
 than the request's ``max_tokens`` when ``server.enforce_max_tokens`` is set, is cut there and
 answered with ``finish_reason="length"`` (``RecordedRequest.finish`` records it).
+``server.context_length = N`` makes it a vLLM server of context length ``N``: a request whose
+prompt (4-character tokens) and ``max_tokens`` exceed ``N`` is answered 400 with vLLM's message
+("This model's maximum context length is N tokens. However, you requested M tokens (P in the
+messages, C in the completion)..."), and every reply stops at the request's ``max_tokens``.
 
 Every request is recorded in ``server.requests`` (``RecordedRequest`` with ``.body``,
 ``.headers`` — the ``Authorization`` header is redacted — ``.step`` and ``.reply``);
@@ -76,6 +80,7 @@ from prism_review.testing.llm_reply import (
     RecordedRequest,
     Reply,
     Responder,
+    context_error,
     default_reply,
     error_body,
     render_reply,
@@ -103,6 +108,8 @@ class LLMServer:
         #: (see the module docstring); off by default
         self.max_output_tokens: int | None = None
         self.enforce_max_tokens = False
+        #: a vLLM server's context length (prompt plus output budget; see the module docstring)
+        self.context_length: int | None = None
         #: when set, a chat completion whose ``Authorization`` is not ``Bearer <api_key>`` is
         #: answered 401, as a provider answers a wrong key
         self.api_key: str | None = None
@@ -246,6 +253,10 @@ class LLMServer:
         if self.reject_json_schema and rf.get("type") == "json_schema":
             rec.fault = "reject_json_schema"
             return 400, error_body(400, "response_format json_schema is not supported")
+        too_long = context_error(self, body)
+        if too_long:
+            rec.fault = "context_length"
+            return 400, error_body(400, too_long)
         code, payload, _ = self.render(body, self._choose(body, step), rec)
         return code, payload
 
@@ -328,6 +339,11 @@ class _Handler(BaseHTTPRequestHandler):
         if self.owner.reject_json_schema and rf.get("type") == "json_schema":
             rec.fault = "reject_json_schema"
             self._error(400, "response_format json_schema is not supported by this server")
+            return
+        too_long = context_error(self.owner, body)
+        if too_long:  # checked before a reply is chosen, as vLLM validates before generating
+            rec.fault = "context_length"
+            self._error(400, too_long)
             return
         reply = self.owner._choose(body, rec.step)
         if self.owner.latency:
