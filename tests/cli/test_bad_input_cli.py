@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+import json
 import shutil
+import sys
+from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from prism_review.cli import app
 from prism_review.data.layout import demo_root
 from prism_review.pipelines.results import read_results
+
+sys.path.insert(0, str(Path(__file__).parents[1] / "data"))
+from data_shapes import corpus_row, write_corpus  # noqa: E402
 
 
 def test_malformed_files_are_named_and_lose_nothing_else(tmp_path):
@@ -57,3 +64,93 @@ def test_report_on_a_folder_without_results_is_an_error_message(tmp_path):
     res = CliRunner().invoke(app, ["report", str(tmp_path)])
     assert res.exit_code == 2 and isinstance(res.exception, SystemExit), res.exception
     assert "no results log" in res.stderr
+
+
+def _byo_layout(tmp_path):
+    """The demo with a bring-your-own system whose line 2 names a paper that has no text."""
+    data = tmp_path / "data"
+    shutil.copytree(demo_root(), data)
+    byo = data / "ICLR2024" / "my_llm"
+    byo.mkdir()
+    rows = [
+        {"paper_id": "0A5o6dCKeK", "text": "The method is unclear; Table 2 lacks a baseline."},
+        {"paper_id": "no-such-paper", "text": "A review of a paper missing from papers/."},
+        {"paper_id": "words-are-all-you-need-language-as-an-approximat", "text": "Fine."},
+    ]
+    (byo / "reviews.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return data
+
+
+def test_byo_row_of_a_paper_without_text_is_named_not_dropped(tmp_path):
+    data = _byo_layout(tmp_path)
+    out = tmp_path / "run"
+    res = CliRunner().invoke(app, ["evaluate", "--data", str(data), "--system", "my_llm",
+                                   "--dimension", "constructiveness", "--limit", "1",
+                                   "--out", str(out), "--quiet", "--no-report"])
+    assert res.exit_code == 1, res.output  # the run finished, but a review was left out
+    assert "my_llm/reviews.jsonl (field 'line 2: paper_id'): review of paper 'no-such-paper'" in res.output
+    assert "line 3" not in res.output  # a paper outside --limit is not a problem
+    assert {r.paper_id for r in read_results(out)} == {"0A5o6dCKeK"}
+    assert '"field": "line 2: paper_id"' in (out / "errors.jsonl").read_text()
+    res = CliRunner().invoke(app, ["data", "validate", str(data)])
+    assert res.exit_code == 1
+    assert "my_llm/reviews.jsonl [line 2: paper_id]: review of paper 'no-such-paper'" in res.output
+
+
+@pytest.mark.parametrize("value", ["0", "-1"])
+@pytest.mark.parametrize("command", [
+    ["evaluate", "--dimension", "constructiveness"],
+    ["agreement", "--dataset", "revutil", "--file", "labels.jsonl"],
+    ["task", "acceptance"],
+    ["data", "export-layout", "src", "--out", "exported"],
+])
+def test_limit_below_one_is_refused_not_a_silent_run(tmp_path, monkeypatch, command, value):
+    # --limit 0 used to run nothing and exit 0; --limit -1 dropped each venue's last paper
+    monkeypatch.chdir(tmp_path)
+    res = CliRunner().invoke(app, [*command, "--limit", value])
+    assert res.exit_code == 2, res.output
+    assert "--limit" in res.output
+    assert not (tmp_path / "runs").exists() and not (tmp_path / "exported").exists()
+
+
+def test_error_lines_carry_no_literal_markup(tmp_path):
+    for args in (["--data", str(tmp_path / "missing")], ["--system", "gtp4"], ["--judge", "bogus/x"]):
+        res = CliRunner().invoke(app, ["evaluate", *args, "--out", str(tmp_path / "run"), "--quiet"])
+        assert res.exit_code == 2, res.output
+        assert res.stderr.startswith("error: "), res.stderr  # was "[red]error:[/] ..."
+    res = CliRunner().invoke(app, ["data", "export-layout", str(tmp_path / "missing"),
+                                   "--out", str(tmp_path / "x")])
+    assert res.exit_code == 2 and res.stderr.startswith("error: "), res.stderr
+
+
+def _corpus(tmp_path, drop=()):
+    import pyarrow.parquet as pq
+
+    rows = [
+        corpus_row("p1", "ICLR_2024", "Accept (oral)"),
+        corpus_row("p2", "ICLR_2024", "Reject", full_text=None, grobid_fulltext=None),
+        corpus_row("p3", "ICLR_2099", "Reject"),
+    ]
+    path = write_corpus(tmp_path / "papers.parquet", rows)
+    if drop:
+        pq.write_table(pq.read_table(path).drop(list(drop)), path)
+    return path
+
+
+def test_corpus_row_of_an_unknown_venue_and_a_paper_without_text_are_named(tmp_path):
+    out = tmp_path / "run"
+    res = CliRunner().invoke(app, ["evaluate", "--data", str(_corpus(tmp_path)), "--dimension",
+                                   "constructiveness", "--out", str(out), "--quiet", "--no-report"])
+    assert res.exit_code == 1, res.output
+    # the ICLR_2099 row used to be filtered out unsaid; the empty paper's line lacked its id
+    assert "papers.parquet [p3] (field 'venue'): unknown venue 'ICLR_2099'" in res.output
+    assert "papers.parquet [p2] (field 'full_text'): paper text is empty" in res.output
+    assert {r.paper_id for r in read_results(out)} == {"p1"}
+
+
+def test_corpus_without_a_needed_column_names_it(tmp_path):
+    res = CliRunner().invoke(app, ["evaluate", "--data", str(_corpus(tmp_path, drop=["venue"])),
+                                   "--out", str(tmp_path / "run"), "--quiet"])
+    assert res.exit_code == 2, res.output
+    assert res.stderr.strip().endswith("(field 'venue'): column(s) missing from the table: venue")
+    assert "FieldRef" not in res.output  # was pyarrow's schema dump

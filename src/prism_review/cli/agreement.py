@@ -26,7 +26,7 @@ def agreement(
                      "--dataset all, the shared data folder (default: the one beside the clone)"),
     ] = None,
     judge: Annotated[str, typer.Option("--judge", help="offline | openai/<model> | gemini/<model> | ...")] = "offline",
-    limit: Annotated[int | None, typer.Option("--limit", help="Only the first N records")] = None,
+    limit: Annotated[int | None, typer.Option("--limit", min=1, help="Only the first N records")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one flat JSON object")] = False,
     base_url: Annotated[str | None, typer.Option("--base-url", help="OpenAI-compatible server URL")] = None,
     config: Annotated[Path | None, typer.Option("--config", help="Judge config file")] = None,

@@ -11,6 +11,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 console = Console(stderr=True)
 
@@ -181,7 +182,7 @@ def export_layout(
         Path | None, typer.Option("--sample", help="Only the papers of this `prism data sample` manifest")
     ] = None,
     venue: Annotated[list[str] | None, typer.Option("--venue", help="Venue(s) to export (repeatable)")] = None,
-    limit: Annotated[int | None, typer.Option("--limit", help="At most N papers per venue")] = None,
+    limit: Annotated[int | None, typer.Option("--limit", min=1, help="At most N papers per venue")] = None,
 ) -> None:
     """Write a source's papers and human reviews as a PRISM evaluation layout (for other tools)."""
     from prism_review.data.errors import DataError
@@ -193,7 +194,7 @@ def export_layout(
         picked = read_sample(sample) if sample else None
         res = run_export(source, out, venues=venue or None, sample=picked, limit=limit)
     except DataError as exc:
-        console.print(f"[red]error:[/] {exc}", markup=False, highlight=False)
+        console.print(f"[red]error:[/] {escape(str(exc))}", highlight=False)
         raise typer.Exit(2) from None
     for v, n in res.papers.items():
         console.print(f"{v}: {n} paper(s)")

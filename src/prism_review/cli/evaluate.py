@@ -91,6 +91,7 @@ def evaluate(
         int | None,
         typer.Option(
             "--limit",
+            min=1,
             help="Per venue, the first N papers in the source's order (--sample, else the "
             "200-paper manifest, else sorted ids), counted before --system filters reviews",
         ),
@@ -236,7 +237,7 @@ def evaluate(
     except Exception as exc:  # bad provider spec or missing key: say so, no traceback
         from prism_review.llm.credentials import mask_urls
 
-        console.print(f"[red]error:[/] {mask_urls(str(exc))}", markup=False, highlight=False)
+        console.print(f"[red]error:[/] {escape(mask_urls(str(exc)))}", highlight=False)
         raise typer.Exit(2) from exc
     if engine not in ENGINES:
         console.print(f"[red]error:[/] unknown --engine {engine!r}; use one of {', '.join(ENGINES)}")
@@ -273,7 +274,7 @@ def evaluate(
                 result = run()
                 live.update(_progress_table(progress, t0))
     except (RunSettingsError, RunFolderBusy, ResultsLogError, DataError, UnknownNameError) as exc:
-        console.print(f"[red]error:[/] {exc}", soft_wrap=True, markup=False, highlight=False)
+        console.print(f"[red]error:[/] {escape(str(exc))}", soft_wrap=True, highlight=False)
         raise typer.Exit(2) from exc
     except OSError as exc:  # disk full, read-only folder: one line, finished units are kept
         console.print(f"[red]error:[/] {disk_error(exc)}", soft_wrap=True, highlight=False)
