@@ -154,3 +154,12 @@ def test_corpus_without_a_needed_column_names_it(tmp_path):
     assert res.exit_code == 2, res.output
     assert res.stderr.strip().endswith("(field 'venue'): column(s) missing from the table: venue")
     assert "FieldRef" not in res.output  # was pyarrow's schema dump
+
+
+def test_tasks_on_the_demo_without_ratings_say_why_and_never_exit_0():
+    # the demo's human reviews carry a rating for one paper only
+    res = CliRunner().invoke(app, ["task", "acceptance"])
+    assert res.exit_code == 2 and "--predictor majority" in " ".join(res.stderr.split()), res.output
+    res = CliRunner().invoke(app, ["task", "scores", "--predictor", "system", "--system", "gpt4"])
+    assert res.exit_code == 1, res.output  # was 0 with every metric null
+    assert "nothing measured" in res.stderr

@@ -174,6 +174,11 @@ def task_scores(
     if system:
         result["system"] = system
     _write_outputs(out, result, targets_as_rows(ts))
+    if not result["normalised"]["n"]:  # every metric is null: say so, and do not exit 0
+        console.print(f"nothing measured: no test item has both a rating and a prediction "
+                      f"({result.get('n_unscored', 0)} unscored of {result['n_test']})",
+                      style="yellow", markup=False)
+        raise typer.Exit(1)
 
 
 def _system_ratings(data: Path | None, system: str, papers: list[Any]) -> dict[tuple[str, str], float | None]:
