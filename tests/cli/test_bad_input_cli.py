@@ -163,3 +163,10 @@ def test_tasks_on_the_demo_without_ratings_say_why_and_never_exit_0():
     res = CliRunner().invoke(app, ["task", "scores", "--predictor", "system", "--system", "gpt4"])
     assert res.exit_code == 1, res.output  # was 0 with every metric null
     assert "nothing measured" in res.stderr
+
+
+def test_engine_ray_without_ray_names_the_extra(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "ray", None)  # `import ray` fails, as without the extra
+    res = CliRunner().invoke(app, ["evaluate", "--engine", "ray", "--out", str(tmp_path / "r")])
+    assert res.exit_code == 2, res.output
+    assert 'pip install "prism-review[ray]"' in res.stderr  # rich ate "[ray]" as markup

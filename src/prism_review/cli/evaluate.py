@@ -254,7 +254,7 @@ def evaluate(
         try:
             import ray  # noqa: F401
         except ImportError:
-            console.print('[red]error:[/] --engine ray needs Ray: pip install "prism-review[ray]"')
+            console.print('[red]error:[/] --engine ray needs Ray: pip install "prism-review\\[ray]"')
             raise typer.Exit(2) from None
         the_engine = RayEngine(opts, address=address)
     progress = Progress()
