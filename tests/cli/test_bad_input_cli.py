@@ -170,3 +170,11 @@ def test_engine_ray_without_ray_names_the_extra(tmp_path, monkeypatch):
     res = CliRunner().invoke(app, ["evaluate", "--engine", "ray", "--out", str(tmp_path / "r")])
     assert res.exit_code == 2, res.output
     assert 'pip install "prism-review[ray]"' in res.stderr  # rich ate "[ray]" as markup
+
+
+def test_index_dir_without_an_index_is_refused_up_front(tmp_path):
+    out = tmp_path / "run"
+    res = CliRunner().invoke(app, ["evaluate", "--dimension", "novelty", "--limit", "1", "--retrieval",
+                                   "local", "--index-dir", str(tmp_path / "none"), "--out", str(out)])
+    assert res.exit_code == 2, res.output  # was exit 1 with each novelty unit failed, reason in errors.jsonl
+    assert "no prism literature index" in res.stderr and not out.exists()

@@ -191,6 +191,13 @@ def evaluate(
         }.items()
         if v is not None
     }
+    if index_dir is not None:
+        from prism_review.retrieval.local_index import MANIFEST
+
+        if not (index_dir / MANIFEST).is_file():  # else every novelty unit fails on its own
+            console.print(f"[red]error:[/] --index-dir {escape(str(index_dir))}: no prism literature "
+                          "index there (build one with `prism index build`)", soft_wrap=True, highlight=False)
+            raise typer.Exit(2)
     for item in set_ or []:
         key, sep, value = item.partition("=")
         if not sep or not key.strip():
