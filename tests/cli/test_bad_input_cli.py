@@ -172,6 +172,13 @@ def test_engine_ray_without_ray_names_the_extra(tmp_path, monkeypatch):
     assert 'pip install "prism-review[ray]"' in res.stderr  # rich ate "[ray]" as markup
 
 
+def test_a_missing_config_file_is_refused_with_the_offline_judge_too(tmp_path):
+    res = CliRunner().invoke(app, ["evaluate", "--config", str(tmp_path / "prism.toml"), "--limit", "1",
+                                   "--dimension", "constructiveness", "--out", str(tmp_path / "run")])
+    assert res.exit_code == 2, res.output  # was a full run with the option ignored
+    assert "config file not found" in res.stderr
+
+
 def test_index_dir_without_an_index_is_refused_up_front(tmp_path):
     out = tmp_path / "run"
     res = CliRunner().invoke(app, ["evaluate", "--dimension", "novelty", "--limit", "1", "--retrieval",

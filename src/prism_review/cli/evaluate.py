@@ -191,6 +191,10 @@ def evaluate(
         }.items()
         if v is not None
     }
+    if config is not None and not config.is_file():  # the offline judge would ignore it unsaid
+        console.print(f"[red]error:[/] config file not found: {escape(str(config))}",
+                      soft_wrap=True, highlight=False)
+        raise typer.Exit(2)
     if index_dir is not None:
         from prism_review.retrieval.local_index import MANIFEST
 
