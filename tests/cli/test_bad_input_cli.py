@@ -185,3 +185,15 @@ def test_index_dir_without_an_index_is_refused_up_front(tmp_path):
                                    "local", "--index-dir", str(tmp_path / "none"), "--out", str(out)])
     assert res.exit_code == 2, res.output  # was exit 1 with each novelty unit failed, reason in errors.jsonl
     assert "no prism literature index" in res.stderr and not out.exists()
+
+
+def test_data_pointing_into_the_layout_says_which_folder_to_pass(tmp_path):
+    data = tmp_path / "data"
+    shutil.copytree(demo_root(), data)
+    flat = tmp_path / "flat"  # papers/ with no venue folder above it
+    shutil.copytree(demo_root() / "ICLR2024", flat)
+    for path, hint in ((data / "ICLR2024", "this is a venue folder: pass the folder above it"),
+                       (flat, "papers/ belongs in a venue folder, DATA_ROOT/<VENUE>/papers/")):
+        res = CliRunner().invoke(app, ["evaluate", "--data", str(path), "--out", str(tmp_path / "r")])
+        assert res.exit_code == 2, res.output
+        assert hint in " ".join(res.stderr.split()), res.stderr

@@ -317,6 +317,13 @@ def detect(path: Path) -> Source:
     parquets = sorted(path.glob("*.parquet")) + sorted(path.glob("data/*.parquet"))
     if parquets and _parquet_kind(parquets[0]) == "proreviewer":
         return ProReviewerSource(path)
+    if (path / "papers").is_dir():  # one level too deep, or no venue level at all
+        try:
+            get_venue(path.name)
+            hint = "this is a venue folder: pass the folder above it (DATA_ROOT)"
+        except KeyError:
+            hint = f"papers/ belongs in a venue folder, DATA_ROOT/<VENUE>/papers/ ({', '.join(VENUES)})"
+        raise DataError(path, f"not an evaluation layout: {hint}")
     raise DataError(path, _WHAT)
 
 
