@@ -197,3 +197,18 @@ def test_data_pointing_into_the_layout_says_which_folder_to_pass(tmp_path):
         res = CliRunner().invoke(app, ["evaluate", "--data", str(path), "--out", str(tmp_path / "r")])
         assert res.exit_code == 2, res.output
         assert hint in " ".join(res.stderr.split()), res.stderr
+
+
+@pytest.mark.parametrize(("args", "code", "said"), [
+    (["--size", "0"], 2, "--size"),
+    (["--venue-size", "ICLR2024=0"], 2, "--venue-size"),
+    (["--allocation", "weird"], 1, "unknown allocation 'weird'"),  # was written to the manifest
+    (["--venue-size", "ICLR2099=3"], 1, "error: unknown venue 'ICLR2099'"),  # was '"unknown ..."'
+])
+def test_data_sample_refuses_an_empty_or_unknown_draw_and_writes_nothing(tmp_path, args, code, said):
+    src = _corpus(tmp_path)  # so few papers per class that no allocation rule is ever applied
+    out = tmp_path / "manifests"
+    res = CliRunner().invoke(app, ["data", "sample", str(src), "--out", str(out), *args])
+    assert res.exit_code == code, res.output
+    assert said in " ".join(res.output.split())
+    assert not out.exists()

@@ -65,8 +65,9 @@ def _parse_sizes(items: list[str] | None) -> dict[str, int]:
     sizes: dict[str, int] = {}
     for item in items or []:
         venue, _, n = item.partition("=")
-        if not n.isdigit():
-            raise typer.BadParameter(f"expected VENUE=N, got {item!r}", param_hint="--venue-size")
+        if not n.isdigit() or int(n) < 1:
+            raise typer.BadParameter(f"expected VENUE=N with N ≥ 1, got {item!r}",
+                                     param_hint="--venue-size")
         sizes[venue] = int(n)
     return sizes
 
@@ -80,7 +81,7 @@ def sample(
         Path, typer.Option("--out", help="Where to write the manifest and id lists")
     ],
     seed: Annotated[int, typer.Option("--seed", help="Sampling seed")] = 0,
-    size: Annotated[int, typer.Option("--size", help="Papers per venue")] = 200,
+    size: Annotated[int, typer.Option("--size", min=1, help="Papers per venue")] = 200,
     venue_size: Annotated[
         list[str] | None, typer.Option("--venue-size", help="VENUE=N override (repeatable)")
     ] = None,
@@ -113,7 +114,8 @@ def sample(
                 venues=venue, source=source.name,
             )  # fmt: skip
     except (DataError, ValueError, KeyError) as exc:
-        console.print(f"[red]error:[/] {exc}")
+        msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc  # no repr quotes
+        console.print(f"[red]error:[/] {escape(str(msg))}")
         raise typer.Exit(1) from None
     for path in write_manifest(manifest, out_dir):
         typer.echo(str(path))
