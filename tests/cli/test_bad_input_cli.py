@@ -212,3 +212,11 @@ def test_data_sample_refuses_an_empty_or_unknown_draw_and_writes_nothing(tmp_pat
     assert res.exit_code == code, res.output
     assert said in " ".join(res.output.split())
     assert not out.exists()
+
+
+def test_index_build_from_a_data_path_without_a_layout_is_an_error(tmp_path):
+    for path in (tmp_path / "missing", demo_root() / "ICLR2024"):
+        out = tmp_path / "index"
+        res = CliRunner().invoke(app, ["index", "build", "--data", str(path), "--out", str(out)])
+        assert res.exit_code == 2, res.output  # was "indexed 0 documents" and exit 0
+        assert "no venue folder" in res.stderr and not out.exists()
