@@ -220,3 +220,21 @@ def test_index_build_from_a_data_path_without_a_layout_is_an_error(tmp_path):
         res = CliRunner().invoke(app, ["index", "build", "--data", str(path), "--out", str(out)])
         assert res.exit_code == 2, res.output  # was "indexed 0 documents" and exit 0
         assert "no venue folder" in res.stderr and not out.exists()
+
+
+@pytest.mark.parametrize(("dataset", "lines", "code", "said"), [
+    ("revutil", ['{"x": 1}'], 2, "[line 1] (field 'review_point'): missing"),  # was a KeyError traceback
+    ("disapere", ['{"sentences": []}', '{"x": 1}'], 2, "[line 1] (field 'review_id'): missing"),
+    ("substanreview", ['{"id": 1, "review": "x", "spans": []}', "{bad"], 2, "[line 2]: invalid JSON"),
+    ("perturbation-verifier", ['{"x": 1}'], 2, "[line 1] (field 'perturbed')"),  # was scored: accuracy 0/1
+    ("perturbation-verifier", ['{"perturbed": "a", "why_wrong": "b", "gold_label": "valid"}'], 2,
+     "(field 'gold_label'): expected one of substantive, typo-shaped, not-an-error, got 'valid'"),
+    ("revutil-llm-reviews", ['{"x": 1}'], 1, "nothing measured"),  # was exit 0, every figure None
+])
+def test_agreement_on_a_file_of_the_wrong_format_names_line_and_field(tmp_path, dataset, lines, code, said):
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text("\n".join(lines) + "\n")
+    res = CliRunner().invoke(app, ["agreement", "--dataset", dataset, "--file", str(labels)])
+    assert res.exit_code == code, res.output
+    assert isinstance(res.exception, SystemExit)  # a message, not a traceback
+    assert said in " ".join(res.stderr.split())
