@@ -238,3 +238,20 @@ def test_agreement_on_a_file_of_the_wrong_format_names_line_and_field(tmp_path, 
     assert res.exit_code == code, res.output
     assert isinstance(res.exception, SystemExit)  # a message, not a traceback
     assert said in " ".join(res.stderr.split())
+
+
+def test_acceptance_file_predictor_names_every_unused_prediction_line(tmp_path):
+    preds = tmp_path / "preds.jsonl"
+    preds.write_text(
+        '{"paper_id": "0A5o6dCKeK", "recommendation": "maybe"}\n{"x": 1}\n'
+        '{"paper_id": "nope", "decision": "accept"}\n'
+        '{"paper_id": "0A5o6dCKeK", "venue": "ICLR2099", "decision": "accept"}\n'
+    )
+    res = CliRunner().invoke(app, ["task", "acceptance", "--predictor", "file", "--predictions",
+                                   str(preds), "--split", "all"])
+    said = " ".join(res.stderr.split())
+    assert res.exit_code == 1, res.output  # was 0 with n = 0 and nothing said (a KeyError for line 4)
+    for msg in ("[line 1] (field 'recommendation'): not an accept/reject decision: 'maybe'",
+                "[line 2] (field 'paper_id'): missing", "[line 3] (field 'paper_id'): no paper 'nope'",
+                "[line 4] (field 'venue'): unknown venue 'ICLR2099'", "nothing measured"):
+        assert msg in said, said
