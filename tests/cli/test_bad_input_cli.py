@@ -255,3 +255,22 @@ def test_acceptance_file_predictor_names_every_unused_prediction_line(tmp_path):
                 "[line 2] (field 'paper_id'): missing", "[line 3] (field 'paper_id'): no paper 'nope'",
                 "[line 4] (field 'venue'): unknown venue 'ICLR2099'", "nothing measured"):
         assert msg in said, said
+
+
+def test_a_damaged_results_log_is_one_line_for_report_and_compare(tmp_path):
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "results.jsonl").write_text("{bad\n")
+    for args in (["report", str(run)], ["compare", "--run", str(run), "--a", "gpt4", "--b", "human"],
+                 ["compare", "--runs", str(run), str(run)]):
+        res = CliRunner().invoke(app, args)
+        assert res.exit_code == 2 and isinstance(res.exception, SystemExit), res.exception  # was a traceback
+        assert "line 1 is not a result row" in res.stderr
+
+
+def test_out_naming_a_file_is_refused_as_such(tmp_path):
+    out = tmp_path / "afile"
+    out.write_text("")
+    res = CliRunner().invoke(app, ["evaluate", "--out", str(out), "--limit", "1"])
+    assert res.exit_code == 2, res.output  # was exit 4, "free space or fix the folder's permissions"
+    assert "is a file, not a run folder" in res.stderr

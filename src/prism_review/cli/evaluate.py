@@ -214,6 +214,10 @@ def evaluate(
         console.print(f"[red]error:[/] unknown --protocol {protocol!r}; use {' or '.join(PROTOCOLS)}")
         raise typer.Exit(2)
     out_dir = out or Path("runs") / (data.name if data else "demo")
+    if out_dir.exists() and not out_dir.is_dir():  # else "File exists ... free space" (exit 4)
+        console.print(f"[red]error:[/] --out {escape(str(out_dir))} is a file, not a run folder",
+                      soft_wrap=True, highlight=False)
+        raise typer.Exit(2)
     opts = EvalOptions(
         data=data,
         out=out_dir,
