@@ -274,3 +274,13 @@ def test_out_naming_a_file_is_refused_as_such(tmp_path):
     res = CliRunner().invoke(app, ["evaluate", "--out", str(out), "--limit", "1"])
     assert res.exit_code == 2, res.output  # was exit 4, "free space or fix the folder's permissions"
     assert "is a file, not a run folder" in res.stderr
+
+
+def test_perturbation_score_that_scores_no_row_says_so_and_exits_1(tmp_path):
+    rows, comments = tmp_path / "rows.jsonl", tmp_path / "comments.jsonl"
+    rows.write_text('{"x": 1}\n')
+    comments.write_text('{"id": "a__b", "comments": []}\n')
+    res = CliRunner().invoke(app, ["perturbation", "score", "--rows", str(rows), "--comments", str(comments)])
+    assert res.exit_code == 1, res.output  # was 0 with location_recall null
+    said = " ".join(res.stderr.split())
+    assert "rows.jsonl [line 1] (field 'id')" in said and "nothing measured" in said

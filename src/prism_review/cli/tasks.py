@@ -309,6 +309,10 @@ def perturbation_score(
         console.print(f"[yellow]{result['n_rows_missing_comments']} row(s) have no comments entry "
                       f"({'left out' if missing == 'skip' else 'scored as 0'})[/]")  # fmt: skip
     _write_outputs(out, result, per_row)
+    if result["overall"].get(result["figure"]) is None:  # no row scored: say so, do not exit 0
+        console.print(f"nothing measured: no row of {rows} has scored edits and comments "
+                      f"({result['n_rows']} row(s) read)", style="yellow", markup=False)
+        raise typer.Exit(1)
 
 
 def register(app: typer.Typer) -> None:
