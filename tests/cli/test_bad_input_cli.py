@@ -284,3 +284,11 @@ def test_perturbation_score_that_scores_no_row_says_so_and_exits_1(tmp_path):
     assert res.exit_code == 1, res.output  # was 0 with location_recall null
     said = " ".join(res.stderr.split())
     assert "rows.jsonl [line 1] (field 'id')" in said and "nothing measured" in said
+
+
+def test_a_selection_with_nothing_to_score_is_not_a_success(tmp_path):
+    # on the demo the first paper (NExT-GPT) has human reviews only
+    res = CliRunner().invoke(app, ["evaluate", "--system", "gpt4", "--limit", "1", "--dimension",
+                                   "constructiveness", "--out", str(tmp_path / "run"), "--quiet"])
+    assert res.exit_code == 1, res.output  # was 0 after "no results yet: no unit finished"
+    assert "nothing to evaluate" in " ".join(res.output.split())

@@ -317,7 +317,10 @@ def evaluate(
         _print_tables(written, by_venue=by_venue, out_dir=Path(result.out), html=report)
         files = ["results.jsonl", "summary.csv", "summary.md"] + (["report.html"] if report else [])
         console.print(f"wrote {', '.join(files)} in {result.out}/")
-    else:  # every unit failed (or there was nothing to do): no results, so no tables to write
+    elif progress.units_total == 0:  # the selection held nothing to score: not a success
+        console.print("[yellow]nothing to evaluate[/]: no selected paper has a review of the chosen "
+                      "systems (--limit counts papers before --system filters reviews)", soft_wrap=True)
+    else:  # every unit failed: no results, so no tables to write
         console.print(f"[yellow]no results yet[/]: no unit finished, so no summary or report in {result.out}/")
     if getattr(the_judge, "stats", None) is not None:  # LLM judges only
         # the run's totals, not this process's judge: under --engine ray the calls are the workers'
@@ -345,7 +348,7 @@ def evaluate(
     if result.units_failed:
         console.print(f"[yellow]{result.units_failed} unit(s) failed[/]: see {result.out}/errors.jsonl; re-run to retry them.")
         raise typer.Exit(1)
-    if result.input_problems:
+    if result.input_problems or progress.units_total == 0:
         raise typer.Exit(1)
 
 
