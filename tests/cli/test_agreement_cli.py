@@ -11,6 +11,12 @@ from prism_review.cli import app
 from prism_review.testing.shared import DATA
 
 
+def _needs(*files: str):
+    """Skip where the shared labels are not beside the clone (a researcher's fresh machine)."""
+    missing = [f for f in files if not (DATA / f).is_file()]
+    return pytest.mark.skipif(bool(missing), reason=f"shared labels not present: {missing}")
+
+
 def _run(*args: str):
     return CliRunner().invoke(app, ["agreement", *args])
 
@@ -18,12 +24,17 @@ def _run(*args: str):
 @pytest.mark.parametrize(
     ("dataset", "file", "keys"),
     [
-        ("disapere", "labels/disapere/dev.jsonl", ["disapere.role.macro_f1", "disapere.aspect3.macro_f1"]),
-        ("revutil", "labels/revutil/dev.jsonl", ["revutil.actionability.spearman", "revutil.tone.accuracy"]),
-        (
+        pytest.param("disapere", "labels/disapere/dev.jsonl",
+                     ["disapere.role.macro_f1", "disapere.aspect3.macro_f1"],
+                     marks=_needs("labels/disapere/dev.jsonl")),
+        pytest.param("revutil", "labels/revutil/dev.jsonl",
+                     ["revutil.actionability.spearman", "revutil.tone.accuracy"],
+                     marks=_needs("labels/revutil/dev.jsonl")),
+        pytest.param(
             "perturbation-verifier",
             "perturbation/verifier_gold_dev.jsonl",
             ["perturbation_verifier.validity.accuracy", "perturbation_verifier.validity.macro_f1"],
+            marks=_needs("perturbation/verifier_gold_dev.jsonl"),
         ),
     ],
 )
@@ -36,6 +47,7 @@ def test_agreement_json_keys(dataset, file, keys):
     assert any(k.startswith("n.") for k in out)
 
 
+@_needs("labels/revutil/dev.jsonl", "labels/disapere/dev.jsonl")
 def test_in_sample_files_are_flagged_and_held_out_ones_are_not():
     trained = _run("--dataset", "revutil", "--file", str(DATA / "labels/revutil/dev.jsonl"), "--json", "--limit", "5")
     assert "in-sample" in json.loads(trained.stdout)["warning"]
@@ -44,11 +56,15 @@ def test_in_sample_files_are_flagged_and_held_out_ones_are_not():
 
 
 def test_unknown_dataset_and_missing_file(tmp_path):
-    assert _run("--dataset", "nope", "--file", str(DATA / "labels/revutil/dev.jsonl")).exit_code == 2
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text("{}\n")
+    assert _run("--dataset", "nope", "--file", str(labels)).exit_code == 2
     assert _run("--dataset", "revutil", "--file", str(tmp_path / "missing.jsonl")).exit_code == 2
 
 
-def test_bad_judge_spec_is_a_message_not_a_traceback():
-    res = _run("--dataset", "revutil", "--file", str(DATA / "labels/revutil/dev.jsonl"), "--judge", "bogus/x")
+def test_bad_judge_spec_is_a_message_not_a_traceback(tmp_path):
+    labels = tmp_path / "labels.jsonl"  # the judge is refused before any label is read
+    labels.write_text("{}\n")
+    res = _run("--dataset", "revutil", "--file", str(labels), "--judge", "bogus/x")
     assert res.exit_code == 2 and res.exception is not None and isinstance(res.exception, SystemExit)
     assert "unknown judge 'bogus/x'" in res.stderr

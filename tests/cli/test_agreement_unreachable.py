@@ -17,7 +17,11 @@ def _closed_port() -> int:
         return int(s.getsockname()[1])
 
 
-@pytest.mark.parametrize("dataset", ["disapere", "revutil"])
+@pytest.mark.parametrize("dataset", [
+    pytest.param(name, marks=pytest.mark.skipif(
+        not (DATA / f"labels/{name}/dev.jsonl").is_file(), reason="shared labels not present"))
+    for name in ["disapere", "revutil"]
+])
 def test_unreachable_judge_is_one_line_and_a_failure(monkeypatch, dataset):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     url = f"http://127.0.0.1:{_closed_port()}/v1"

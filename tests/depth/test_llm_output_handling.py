@@ -72,7 +72,8 @@ def _case_io(case: dict, compat: bool) -> tuple[Any, Any, Any]:
     )
 
 
-CASES = json.loads(VECTORS.read_text())["cases"]
+# no shared folder (a clone on its own): no cases, so the vector tests skip, not error
+CASES = json.loads(VECTORS.read_text())["cases"] if VECTORS.exists() else []
 #: replies with no usable object of the step's schema
 UNUSABLE = {
     "segment_malformed_falls_back_to_sentence_split",

@@ -92,7 +92,8 @@ def test_mean_sd_n() -> None:
 
 
 def _cases() -> list[dict]:
-    return json.loads(VECTORS.read_text())["cases"]
+    # no shared folder (a clone on its own): no cases, so the vector tests skip, not error
+    return json.loads(VECTORS.read_text())["cases"] if VECTORS.exists() else []
 
 
 def _close(got: dict, want: dict) -> None:
@@ -117,6 +118,7 @@ def test_reference_vectors(case: dict) -> None:
         _close(M.reference_view(M.review_metrics(args, compat=True)), case["expected"])
 
 
+@pytest.mark.skipif(not VECTORS.exists(), reason=f"{VECTORS} not available")
 def test_compat_recommended_values_from_notes() -> None:
     by = {c["name"]: c for c in _cases()}
     m = M.review_metrics(by["role_lowercase_premise_not_counted"]["input"]["arguments"])

@@ -1,6 +1,8 @@
 """The two training objectives of train_encoder build different targets from the same labels
 (no torch needed: the targets are plain dicts)."""
 
+import pytest
+
 from prism_review.judge.depth import data as D
 from prism_review.judge.depth.train import DEFAULT_LABELS
 from prism_review.judge.depth.train_encoder import (
@@ -41,6 +43,8 @@ def test_premise_objective_trains_role_on_evidence_and_the_mixed_head() -> None:
     assert all(y["mixed"] == 0 for y in ys)
 
 
+@pytest.mark.skipif(not (LABELS / "disapere" / "dev.jsonl").is_file(),
+                    reason="shared DISAPERE labels not present")
 def test_disapere_claims_are_down_weighted_only_under_premise() -> None:
     review = D.load_disapere(LABELS / "disapere" / "dev.jsonl", 3)[0]
     fact = disapere_targets(review, "fact")

@@ -43,6 +43,7 @@ def test_task3_end_to_end_compat(case):
     assert got["errors"] == exp["errors"]
 
 
+@pytest.mark.skipif(E2E[0].values[0] is None, reason="reference vectors not available")
 def test_task3_recommended_mode_unscores_bad_replies():
     case = next(c.values[0] for c in E2E if c.values[0]["name"] == "e2e_pool_with_relevance")
     _, _, got = _run(case, compat=False)

@@ -54,6 +54,10 @@ def item_input(item: dict[str, Any]) -> ValidateInput:
     return ValidateInput(paper_text=paper, micro_flaws=[flaw])
 
 
+#: the verifier gold set's labels (``binary`` maps all but the first to "invalid")
+GOLD_LABELS = ("substantive", "typo-shaped", "not-an-error")
+
+
 def binary(gold_label: str) -> str:
     return "valid" if gold_label == "substantive" else "invalid"
 
@@ -112,7 +116,19 @@ def score(recs: list[dict[str, Any]], prefix: str = "perturbation_verifier") -> 
 @register_dataset("perturbation-verifier")
 async def measure(path: Path, judge: Judge, limit: int | None) -> dict[str, float | int | None]:
     """Validity agreement of ``judge`` on the verifier gold set."""
-    rows = read_jsonl(Path(path))
+    from prism_review.data.errors import DataError
+    from prism_review.data.jsonl import iter_jsonl
+    from prism_review.data.skips import SkipLog
+
+    rows = []
+    for lineno, row in iter_jsonl(Path(path), SkipLog(strict=True)):
+        for key in ("perturbed", "why_wrong"):  # else scored as garbage
+            if not isinstance(row.get(key), str):
+                raise DataError(f"{path} [line {lineno}]", "missing or not a string", field=key)
+        if row.get("gold_label") not in GOLD_LABELS:
+            raise DataError(f"{path} [line {lineno}]", f"expected one of {', '.join(GOLD_LABELS)}, "
+                            f"got {row.get('gold_label')!r}", field="gold_label")
+        rows.append(row)
     if limit is not None:
         rows = rows[:limit]
     return score(await collect(rows, judge))

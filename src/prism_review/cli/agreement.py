@@ -26,7 +26,7 @@ def agreement(
                      "--dataset all, the shared data folder (default: the one beside the clone)"),
     ] = None,
     judge: Annotated[str, typer.Option("--judge", help="offline | openai/<model> | gemini/<model> | ...")] = "offline",
-    limit: Annotated[int | None, typer.Option("--limit", help="Only the first N records")] = None,
+    limit: Annotated[int | None, typer.Option("--limit", min=1, help="Only the first N records")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one flat JSON object")] = False,
     base_url: Annotated[str | None, typer.Option("--base-url", help="OpenAI-compatible server URL")] = None,
     config: Annotated[Path | None, typer.Option("--config", help="Judge config file")] = None,
@@ -57,13 +57,16 @@ def agreement(
     from prism_review.progress import showing
 
     with showing():
-        measured = _run(_measure)
+        measured = _run(_measure, file=file, dataset=dataset)
     metrics: dict[str, Any] = {"judge": judge, **measured}
     _warn_in_sample(metrics, file, judge)
     if as_json:
         typer.echo(json.dumps(metrics, sort_keys=True))
-        return
-    _print_metrics(metrics)
+    else:
+        _print_metrics(metrics)
+    if _nothing_measured(measured):
+        typer.echo(f"error: nothing measured: no record of {file} gave a {dataset} label", err=True)
+        raise typer.Exit(1)
 
 
 def _judge(spec: str, base_url: str | None, config: Path | None, concurrency: int) -> Any:
@@ -83,9 +86,13 @@ def _judge(spec: str, base_url: str | None, config: Path | None, concurrency: in
         raise typer.Exit(2) from exc
 
 
-def _run(fn: Callable[[], Coroutine[Any, Any, dict[str, Any]]]) -> dict[str, Any]:
+def _run(fn: Callable[[], Coroutine[Any, Any, dict[str, Any]]], *, file: Path,
+         dataset: str) -> dict[str, Any]:
     """``fn()`` run to the end; a judge that cannot be reached or keeps failing (no reply, bad
-    key, too many errors) ends the command with one line and exit code 3, not a traceback."""
+    key, too many errors) ends the command with one line and exit code 3, not a traceback; a
+    file that is not of the dataset's format (bad JSON, a record without a field the dataset
+    reads) with one line naming file, line and field, and exit code 2."""
+    from prism_review.data.errors import DataError
     from prism_review.llm.errors import FatalProviderError, TooManyErrors, TransportError
 
     try:
@@ -93,6 +100,34 @@ def _run(fn: Callable[[], Coroutine[Any, Any, dict[str, Any]]]) -> dict[str, Any
     except (FatalProviderError, TransportError, TooManyErrors) as exc:
         typer.echo(f"error: the judge failed, nothing was measured: {exc}", err=True)
         raise typer.Exit(3) from exc
+    except DataError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from exc
+    except (KeyError, TypeError, AttributeError) as exc:
+        typer.echo(f"error: {_bad_record(file, exc)} (not the {dataset} label format; see "
+                   "shared/data/README.md)", err=True)
+        raise typer.Exit(2) from exc
+
+
+def _bad_record(file: Path, exc: Exception) -> str:
+    """Where a label file lacks what its loader read: the first record without the missing
+    top-level key, when the error names one that some record lacks."""
+    from prism_review.data.jsonl import iter_jsonl
+    from prism_review.data.skips import SkipLog
+
+    key = exc.args[0] if isinstance(exc, KeyError) and exc.args else None
+    if isinstance(key, str):
+        for lineno, row in iter_jsonl(file, SkipLog()):
+            if key not in row:
+                return f"{file} [line {lineno}] (field {key!r}): missing"
+        return f"{file} (field {key!r}): missing in a record"
+    return f"{file}: a record has a field of the wrong type ({type(exc).__name__}: {exc})"
+
+
+def _nothing_measured(measured: dict[str, Any]) -> bool:
+    """True when every agreement figure (the keys that are not counts) is null."""
+    figures = [v for k, v in measured.items() if not k.startswith("n.") and k not in {"file", "warning"}]
+    return bool(figures) and all(v is None for v in figures)
 
 
 def _warn_in_sample(metrics: dict[str, Any], file: Path, judge: str) -> None:
@@ -141,7 +176,7 @@ def _all(
         async def _measure(p: Path = path, fn: Any = measure) -> dict[str, Any]:
             return dict(await fn(p, the_judge, limit))
 
-        metrics: dict[str, Any] = {"file": str(path), **_run(_measure)}
+        metrics: dict[str, Any] = {"file": str(path), **_run(_measure, file=path, dataset=name)}
         _warn_in_sample(metrics, path, judge)
         results[name] = metrics
         if not as_json:

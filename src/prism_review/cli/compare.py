@@ -223,7 +223,7 @@ def compare(
 ) -> None:
     """Paired comparison of two systems per metric: difference, CI, Holm p, Cliff's delta;
     with --runs A B, the agreement of two runs of the same systems."""
-    from prism_review.pipelines.results import read_results
+    from prism_review.pipelines.results import ResultsLogError, read_results
 
     if runs is not None:
         _compare_runs(runs, dimension, venue, metric, n_bootstrap, as_json)
@@ -236,7 +236,7 @@ def compare(
         raise typer.Exit(2)
     try:
         rows = read_results(run)
-    except FileNotFoundError as exc:
+    except (FileNotFoundError, ResultsLogError) as exc:  # no log, or a damaged line in it
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from exc
     rows = [

@@ -52,13 +52,13 @@ def compare_run_folders(runs: tuple[Path, Path], *, dimension: str | None, venue
                         metric: list[str] | None, n_bootstrap: int, as_json: bool,
                         metric_keys: Callable[..., list[str]], dimension_of: Callable[[str], Any]) -> None:
     from prism_review.metrics.run_agreement import compare_runs
-    from prism_review.pipelines.results import read_results
+    from prism_review.pipelines.results import ResultsLogError, read_results
 
     loaded = []
     for path in runs:
         try:
             rows = read_results(path)
-        except FileNotFoundError as exc:
+        except (FileNotFoundError, ResultsLogError) as exc:  # no log, or a damaged line in it
             typer.echo(f"error: {exc}", err=True)
             raise typer.Exit(2) from exc
         loaded.append([r for r in rows if (dimension is None or r.dimension == dimension)

@@ -11,6 +11,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 console = Console(stderr=True)
 
@@ -64,8 +65,9 @@ def _parse_sizes(items: list[str] | None) -> dict[str, int]:
     sizes: dict[str, int] = {}
     for item in items or []:
         venue, _, n = item.partition("=")
-        if not n.isdigit():
-            raise typer.BadParameter(f"expected VENUE=N, got {item!r}", param_hint="--venue-size")
+        if not n.isdigit() or int(n) < 1:
+            raise typer.BadParameter(f"expected VENUE=N with N ≥ 1, got {item!r}",
+                                     param_hint="--venue-size")
         sizes[venue] = int(n)
     return sizes
 
@@ -79,7 +81,7 @@ def sample(
         Path, typer.Option("--out", help="Where to write the manifest and id lists")
     ],
     seed: Annotated[int, typer.Option("--seed", help="Sampling seed")] = 0,
-    size: Annotated[int, typer.Option("--size", help="Papers per venue")] = 200,
+    size: Annotated[int, typer.Option("--size", min=1, help="Papers per venue")] = 200,
     venue_size: Annotated[
         list[str] | None, typer.Option("--venue-size", help="VENUE=N override (repeatable)")
     ] = None,
@@ -112,7 +114,8 @@ def sample(
                 venues=venue, source=source.name,
             )  # fmt: skip
     except (DataError, ValueError, KeyError) as exc:
-        console.print(f"[red]error:[/] {exc}")
+        msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc  # no repr quotes
+        console.print(f"[red]error:[/] {escape(str(msg))}")
         raise typer.Exit(1) from None
     for path in write_manifest(manifest, out_dir):
         typer.echo(str(path))
@@ -181,7 +184,7 @@ def export_layout(
         Path | None, typer.Option("--sample", help="Only the papers of this `prism data sample` manifest")
     ] = None,
     venue: Annotated[list[str] | None, typer.Option("--venue", help="Venue(s) to export (repeatable)")] = None,
-    limit: Annotated[int | None, typer.Option("--limit", help="At most N papers per venue")] = None,
+    limit: Annotated[int | None, typer.Option("--limit", min=1, help="At most N papers per venue")] = None,
 ) -> None:
     """Write a source's papers and human reviews as a PRISM evaluation layout (for other tools)."""
     from prism_review.data.errors import DataError
@@ -193,7 +196,7 @@ def export_layout(
         picked = read_sample(sample) if sample else None
         res = run_export(source, out, venues=venue or None, sample=picked, limit=limit)
     except DataError as exc:
-        console.print(f"[red]error:[/] {exc}", markup=False, highlight=False)
+        console.print(f"[red]error:[/] {escape(str(exc))}", highlight=False)
         raise typer.Exit(2) from None
     for v, n in res.papers.items():
         console.print(f"{v}: {n} paper(s)")

@@ -91,6 +91,7 @@ def evaluate(
         int | None,
         typer.Option(
             "--limit",
+            min=1,
             help="Per venue, the first N papers in the source's order (--sample, else the "
             "200-paper manifest, else sorted ids), counted before --system filters reviews",
         ),
@@ -190,6 +191,17 @@ def evaluate(
         }.items()
         if v is not None
     }
+    if config is not None and not config.is_file():  # the offline judge would ignore it unsaid
+        console.print(f"[red]error:[/] config file not found: {escape(str(config))}",
+                      soft_wrap=True, highlight=False)
+        raise typer.Exit(2)
+    if index_dir is not None:
+        from prism_review.retrieval.local_index import MANIFEST
+
+        if not (index_dir / MANIFEST).is_file():  # else every novelty unit fails on its own
+            console.print(f"[red]error:[/] --index-dir {escape(str(index_dir))}: no prism literature "
+                          "index there (build one with `prism index build`)", soft_wrap=True, highlight=False)
+            raise typer.Exit(2)
     for item in set_ or []:
         key, sep, value = item.partition("=")
         if not sep or not key.strip():
@@ -202,6 +214,10 @@ def evaluate(
         console.print(f"[red]error:[/] unknown --protocol {protocol!r}; use {' or '.join(PROTOCOLS)}")
         raise typer.Exit(2)
     out_dir = out or Path("runs") / (data.name if data else "demo")
+    if out_dir.exists() and not out_dir.is_dir():  # else "File exists ... free space" (exit 4)
+        console.print(f"[red]error:[/] --out {escape(str(out_dir))} is a file, not a run folder",
+                      soft_wrap=True, highlight=False)
+        raise typer.Exit(2)
     opts = EvalOptions(
         data=data,
         out=out_dir,
@@ -236,7 +252,7 @@ def evaluate(
     except Exception as exc:  # bad provider spec or missing key: say so, no traceback
         from prism_review.llm.credentials import mask_urls
 
-        console.print(f"[red]error:[/] {mask_urls(str(exc))}", markup=False, highlight=False)
+        console.print(f"[red]error:[/] {escape(mask_urls(str(exc)))}", highlight=False)
         raise typer.Exit(2) from exc
     if engine not in ENGINES:
         console.print(f"[red]error:[/] unknown --engine {engine!r}; use one of {', '.join(ENGINES)}")
@@ -253,7 +269,7 @@ def evaluate(
         try:
             import ray  # noqa: F401
         except ImportError:
-            console.print('[red]error:[/] --engine ray needs Ray: pip install "prism-review[ray]"')
+            console.print('[red]error:[/] --engine ray needs Ray: pip install "prism-review\\[ray]"')
             raise typer.Exit(2) from None
         the_engine = RayEngine(opts, address=address)
     progress = Progress()
@@ -273,7 +289,7 @@ def evaluate(
                 result = run()
                 live.update(_progress_table(progress, t0))
     except (RunSettingsError, RunFolderBusy, ResultsLogError, DataError, UnknownNameError) as exc:
-        console.print(f"[red]error:[/] {exc}", soft_wrap=True, markup=False, highlight=False)
+        console.print(f"[red]error:[/] {escape(str(exc))}", soft_wrap=True, highlight=False)
         raise typer.Exit(2) from exc
     except OSError as exc:  # disk full, read-only folder: one line, finished units are kept
         console.print(f"[red]error:[/] {disk_error(exc)}", soft_wrap=True, highlight=False)
@@ -301,7 +317,10 @@ def evaluate(
         _print_tables(written, by_venue=by_venue, out_dir=Path(result.out), html=report)
         files = ["results.jsonl", "summary.csv", "summary.md"] + (["report.html"] if report else [])
         console.print(f"wrote {', '.join(files)} in {result.out}/")
-    else:  # every unit failed (or there was nothing to do): no results, so no tables to write
+    elif progress.units_total == 0:  # the selection held nothing to score: not a success
+        console.print("[yellow]nothing to evaluate[/]: no selected paper has a review of the chosen "
+                      "systems (--limit counts papers before --system filters reviews)", soft_wrap=True)
+    else:  # every unit failed: no results, so no tables to write
         console.print(f"[yellow]no results yet[/]: no unit finished, so no summary or report in {result.out}/")
     if getattr(the_judge, "stats", None) is not None:  # LLM judges only
         # the run's totals, not this process's judge: under --engine ray the calls are the workers'
@@ -329,7 +348,7 @@ def evaluate(
     if result.units_failed:
         console.print(f"[yellow]{result.units_failed} unit(s) failed[/]: see {result.out}/errors.jsonl; re-run to retry them.")
         raise typer.Exit(1)
-    if result.input_problems:
+    if result.input_problems or progress.units_total == 0:
         raise typer.Exit(1)
 
 

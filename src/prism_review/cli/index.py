@@ -40,7 +40,15 @@ def build(
         streams.append(sources.docs_from_jsonl(p))  # strict: a bad line refuses, the old index stays
         names.append(f"jsonl:{p}")
     for p in data or []:
-        streams.append(sources.docs_from_layout(p, skips))
+        from prism_review.data.errors import DataError
+        from prism_review.data.layout import find_data_root
+
+        try:  # a path without venue folders used to give an empty index and exit 0
+            root = find_data_root(p)
+        except DataError as exc:
+            typer.echo(f"error: {exc}", err=True)
+            raise typer.Exit(2) from exc
+        streams.append(sources.docs_from_layout(root, skips))
         names.append(f"data:{p}")
     if demo:
         streams.append(sources.docs_from_demo(skips))

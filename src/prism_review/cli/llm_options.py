@@ -25,7 +25,7 @@ AuditOpt = Annotated[Path | None, typer.Option("--audit", help="Write every LLM 
 DataOpt = Annotated[Path | None, typer.Option("--data", help="Evaluation layout, papers.parquet, corpus venue folder/zip or ProReviewer (by shape); default: the bundled demo")]
 ProOpt = Annotated[Path | None, typer.Option("--proreviewer", help="ProReviewer parquet/arrow/JSONL file or folder")]
 VenueOpt = Annotated[list[str] | None, typer.Option("--venue", help="Venue(s) (repeatable)")]
-LimitOpt = Annotated[int | None, typer.Option("--limit", help="At most N papers per venue (per split for ProReviewer)")]
+LimitOpt = Annotated[int | None, typer.Option("--limit", min=1, help="At most N papers per venue (per split for ProReviewer)")]
 OutOpt = Annotated[Path | None, typer.Option("--out", help="Folder for results.json and predictions.jsonl")]
 CharsOpt = Annotated[int, typer.Option("--max-paper-chars", help="Paper text budget in characters (0: no limit)")]
 

@@ -16,6 +16,7 @@ def report(
     html: Annotated[bool, typer.Option("--html/--no-html", help="Write report.html")] = True,
 ) -> None:
     """Re-render summary.csv, summary.md and report.html without calling any judge."""
+    from prism_review.pipelines.results import ResultsLogError
     from prism_review.report import write_run_outputs
     from prism_review.report.guide import table1_guide
 
@@ -26,7 +27,8 @@ def report(
         run = run.parent
     try:
         written = write_run_outputs(run, by_venue=by_venue, html=html)
-    except FileNotFoundError as exc:  # not a run folder, or a run in which no unit finished
+    except (FileNotFoundError, ResultsLogError) as exc:  # not a run folder, no finished unit,
+        # or a damaged line in the log
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from exc
     typer.echo(written.markdown)

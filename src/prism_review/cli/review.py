@@ -118,7 +118,7 @@ def _venues(layout: Any, venue: list[str] | None) -> list[str]:
 def review_comments(
     rows: Annotated[Path, typer.Option("--rows", help="Perturbation rows (.jsonl or .parquet)")],
     out: Annotated[Path, typer.Option("--out", help="Comments JSONL to write (appended; resumable)")],
-    judge: JudgeOpt = "offline", limit: Annotated[int | None, typer.Option("--limit", help="At most N rows")] = None,
+    judge: JudgeOpt = "offline", limit: Annotated[int | None, typer.Option("--limit", min=1, help="At most N rows")] = None,
     max_comments: Annotated[int, typer.Option("--max-comments")] = 20,
     max_paper_chars: Annotated[int, typer.Option("--max-paper-chars", help="Extra character cap on review_input (0: none)")] = 0,
     concurrency: ConcOpt = 4, base_url: BaseUrlOpt = None, config: ConfigOpt = None, cache_dir: CacheOpt = None,

@@ -109,7 +109,8 @@ def task_acceptance(
         if predictions is None or not predictions.is_file():
             raise fail("the file predictor needs --predictions FILE (JSONL)")
         skipped = SkipLog()
-        rows = [row for _, row in iter_jsonl(predictions, skipped)]
+        numbered = list(iter_jsonl(predictions, skipped))
+        rows = [row for _, row in numbered]
         for skip in skipped.skips:  # those papers get no prediction: say why
             console.print(f"skipped {skip}", style="yellow", markup=False, soft_wrap=True)
         unreadable = len(skipped)
@@ -123,6 +124,11 @@ def task_acceptance(
                            cache_dir=cache_dir, no_cache=no_cache, concurrency=concurrency,
                            max_errors=max_errors, audit=audit)  # fmt: skip
     papers = _papers(data, proreviewer, venue, limit, train_fraction, seed, keep_text=predictor == "llm")
+    unused: list[str] = []
+    if predictor == "file":
+        rows, unused = _usable_prediction_rows(predictions, numbered, papers)  # type: ignore[arg-type]
+        for msg in unused:
+            console.print(f"skipped {msg}", style="yellow", markup=False, soft_wrap=True)
     try:
         result, preds = run_llm(run_acceptance(
             papers, predictor=predictor, judge=the_judge, requested_venues=venue, prediction_rows=rows,  # type: ignore[arg-type]
@@ -134,7 +140,44 @@ def task_acceptance(
         console.print(f"[bold red]{w}[/]")
     if predictor == "file":
         result["n_prediction_lines_unreadable"] = unreadable
+        result["n_prediction_lines_unused"] = len(unused)
     _write_outputs(out, result, predictions_as_rows(preds))
+    if not result["overall"]["n"]:  # every metric is null: say so, and do not exit 0
+        console.print(f"nothing measured: no test paper has both a decision and a prediction "
+                      f"({result.get('n_unscored', 0)} unscored of {result['n_test']})",
+                      style="yellow", markup=False)
+        raise typer.Exit(1)
+
+
+def _usable_prediction_rows(path: Path, numbered: list[tuple[int, dict[str, Any]]],
+                            papers: list[Any]) -> tuple[list[dict[str, Any]], list[str]]:
+    """The prediction rows that can predict a paper of the data, and a line naming each other
+    row (no paper id, an unknown venue, a paper the data does not hold, no accept/reject)."""
+    from prism_review.records import Decision
+    from prism_review.venues import get_venue
+
+    ids = {p.paper.paper_id for p in papers}
+    keyed = {(p.venue, p.paper.paper_id) for p in papers}
+    keep: list[dict[str, Any]] = []
+    unused: list[str] = []
+    for lineno, row in numbered:
+        where = f"{path} [line {lineno}]"
+        pid, vname = row.get("paper_id"), row.get("venue")
+        try:
+            vid = get_venue(str(vname)).id if vname else None
+        except KeyError:
+            unused.append(f"{where} (field 'venue'): unknown venue {vname!r}")
+            continue
+        if pid is None:
+            unused.append(f"{where} (field 'paper_id'): missing")
+        elif (vid is None and str(pid) not in ids) or (vid is not None and (vid, str(pid)) not in keyed):
+            unused.append(f"{where} (field 'paper_id'): no paper {pid!r} in the data")
+        elif Decision.parse(row.get("recommendation", row.get("decision"))).accepted is None:
+            got = row.get("recommendation", row.get("decision"))
+            unused.append(f"{where} (field 'recommendation'): not an accept/reject decision: {got!r}")
+        else:
+            keep.append(row)
+    return keep, unused
 
 
 @task_app.command("scores")
@@ -174,6 +217,11 @@ def task_scores(
     if system:
         result["system"] = system
     _write_outputs(out, result, targets_as_rows(ts))
+    if not result["normalised"]["n"]:  # every metric is null: say so, and do not exit 0
+        console.print(f"nothing measured: no test item has both a rating and a prediction "
+                      f"({result.get('n_unscored', 0)} unscored of {result['n_test']})",
+                      style="yellow", markup=False)
+        raise typer.Exit(1)
 
 
 def _system_ratings(data: Path | None, system: str, papers: list[Any]) -> dict[tuple[str, str], float | None]:
@@ -261,6 +309,10 @@ def perturbation_score(
         console.print(f"[yellow]{result['n_rows_missing_comments']} row(s) have no comments entry "
                       f"({'left out' if missing == 'skip' else 'scored as 0'})[/]")  # fmt: skip
     _write_outputs(out, result, per_row)
+    if result["overall"].get(result["figure"]) is None:  # no row scored: say so, do not exit 0
+        console.print(f"nothing measured: no row of {rows} has scored edits and comments "
+                      f"({result['n_rows']} row(s) read)", style="yellow", markup=False)
+        raise typer.Exit(1)
 
 
 def register(app: typer.Typer) -> None:

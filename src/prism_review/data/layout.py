@@ -148,6 +148,11 @@ class EvalLayout:
                 out.append(sid)
         return out
 
+    def opened_stores(self, venue: str) -> dict[str, ReviewStore]:
+        """System id → the folder-level store (bring-your-own JSONL) read so far in ``venue``."""
+        vid = get_venue(venue).id
+        return {sid: store for (v, sid), store in self._stores.items() if v == vid}
+
     def _usable_dir(self, folder: Path) -> bool:
         """True for a folder inside the data root; one leading out is reported and skipped."""
         if not folder.is_dir():

@@ -179,6 +179,11 @@ def _check_venue(L, vid, vdir: Path, require_all: bool, add) -> None:  # type: i
         bad = byo.check_folder(child, add.root)
         for where, field, message in bad:
             add(where, message, field)
+        for pid, rows in byo.ByoSource(child, child.name, root=add.root).index().items():
+            if pid not in with_text:  # evaluate skips these rows: say so here too
+                for path, line_no, _offset in rows:
+                    add(path, f"review of paper {pid!r}, which has no readable text in papers/",
+                        f"line {line_no}: paper_id")
         if not bad:
             try:
                 for pid in byo.ByoSource(child, child.name).paper_ids():

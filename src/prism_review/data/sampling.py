@@ -144,6 +144,8 @@ def draw_sample(
     source: str = "",
 ) -> SampleManifest:
     """Draw the sample. ``sizes`` maps venue → size (others get ``default_size``)."""
+    if allocation not in ("proportional", "equal"):  # checked before any class is small enough
+        raise ValueError(f"unknown allocation {allocation!r}; use 'proportional' or 'equal'")
     keep = list(classes)
     bad = [c for c in keep if c not in ALL_CLASSES]
     if bad:

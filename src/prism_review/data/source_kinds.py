@@ -117,7 +117,8 @@ class _HumanOnly(Source):
             return None
         seen.add(key)
         if not paper.full_text.strip():
-            err = DataError(paper.source_path or self.path, "paper text is empty", field="full_text")
+            where = f"{paper.source_path or self.path} [{paper.paper_id}]"  # file and row
+            err = DataError(where, "paper text is empty", field="full_text")
             return SourceItem(paper.venue, paper.paper_id, None, errors=[(None, err)])
         return SourceItem(
             paper.venue,
@@ -149,6 +150,11 @@ class CorpusSource(_HumanOnly):
             from prism_review.data.corpus import _venue_id
 
             try:
+                names = pq.ParquetFile(self.path).schema_arrow.names
+                missing = [c for c in self.COLUMNS if c not in names]
+                if missing:  # said as CorpusReader says it, not as pyarrow's schema dump
+                    raise DataError(self.path, f"column(s) missing from the table: "
+                                    f"{', '.join(missing)}", field=missing[0])
                 col = pq.read_table(self.path, columns=["venue"]).column("venue")
             except (OSError, pa.ArrowInvalid, KeyError) as exc:
                 raise DataError(self.path, f"not a readable corpus table: {exc}") from exc
@@ -162,8 +168,12 @@ class CorpusSource(_HumanOnly):
         wanted = [v for v in self.venues() if lim.wants_venue(v)]
         if not wanted:
             return
+        # without a venue choice every row is read, so a row naming no known venue is a
+        # counted skip (to_record) rather than filtered out by the reader unsaid
+        chosen = lim.venues is not None or lim.sample is not None
         reader = CorpusReader(
-            self.path, venues=wanted, columns=self.COLUMNS, batch_size=self.batch_size
+            self.path, venues=wanted if chosen else None, columns=self.COLUMNS,
+            batch_size=self.batch_size,
         )
         reader.skips = self.skips
         for row in reader.iter_rows():
@@ -307,6 +317,13 @@ def detect(path: Path) -> Source:
     parquets = sorted(path.glob("*.parquet")) + sorted(path.glob("data/*.parquet"))
     if parquets and _parquet_kind(parquets[0]) == "proreviewer":
         return ProReviewerSource(path)
+    if (path / "papers").is_dir():  # one level too deep, or no venue level at all
+        try:
+            get_venue(path.name)
+            hint = "this is a venue folder: pass the folder above it (DATA_ROOT)"
+        except KeyError:
+            hint = f"papers/ belongs in a venue folder, DATA_ROOT/<VENUE>/papers/ ({', '.join(VENUES)})"
+        raise DataError(path, f"not an evaluation layout: {hint}")
     raise DataError(path, _WHAT)
 
 

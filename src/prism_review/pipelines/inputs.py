@@ -125,7 +125,8 @@ def collect_inputs(source: Any, venues: list[str] | None = None, limit: int | No
 def _orphan_reviews(
     layout: Any, venue: str, systems: list[str], with_text: set[str]
 ) -> Iterator[DataError]:
-    """Review files of per-paper-file systems naming a paper that has no text file."""
+    """Review files of per-paper-file systems, and rows of the bring-your-own folders the run
+    read, naming a paper that has no text file (without this such a row was dropped unsaid)."""
     from prism_review.systems.registry import find_system
     from prism_review.systems.spec import id_from_filename
 
@@ -140,6 +141,16 @@ def _orphan_reviews(
             if pid is not None and not path.name.startswith(".") and pid not in with_text:
                 yield DataError(path, f"review of paper {pid!r}, which has no text in papers/; "
                                 "skipped", field=pid)
+    for store in layout.opened_stores(venue).values():
+        index = getattr(store, "index", None)  # ByoSource: paper id → (file, line, offset)
+        for pid in store.paper_ids():
+            if pid in with_text:
+                continue
+            rows = index()[pid] if callable(index) else [(getattr(store, "folder", vdir), None, 0)]
+            for path, line_no, _offset in rows:
+                where = f"line {line_no}: paper_id" if line_no else "paper_id"
+                yield DataError(path, f"review of paper {pid!r}, which has no text in papers/; "
+                                "skipped", field=where)
 
 
 def write_input_issues(path: Path, issues: list[dict[str, Any]]) -> None:

@@ -298,7 +298,9 @@ async def run_acceptance(
         raise ValueError("no labelled test papers (check the split and the decisions)")
     if predictor == "rating":
         if not any(p.mean_rating()[1] is not None for p, _ in train):
-            raise ValueError("no labelled train papers with ratings to fit the threshold on")
+            raise ValueError(f"none of the {len(train)} labelled train papers has a readable human "
+                             "rating to fit the threshold on (use a source whose human reviews "
+                             "carry ratings, or --predictor majority, which needs none)")
         t, preds, missing = rating_baseline(train, test, objective)
         result.update(threshold=t, objective=objective)
         result["excluded"]["no_ratings"] = missing

@@ -80,7 +80,8 @@ def train_mean_predict(train: Sequence[Target], test: Sequence[Target]) -> float
     """Fill ``pred_raw`` of ``test`` with the train mean (normalised, mapped to each venue's
     scale); returns that normalised mean."""
     if not train:
-        raise ValueError("no train targets to take the mean of")
+        raise ValueError("no train paper has a readable human rating to take the mean of (use a "
+                         "source whose human reviews carry ratings)")
     m = sum(norm(t.venue, t.true_raw) for t in train) / len(train)
     for t in test:
         t.pred_raw = denorm(t.venue, m)
