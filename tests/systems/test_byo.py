@@ -105,6 +105,8 @@ def test_unicode_line_separators_do_not_split_rows(tmp_path: Path) -> None:
 
 BAD_ROWS = [
     ('{"paper_id": "a", "text": "trunc', "invalid JSON"),
+    # json's reason already ends in "at": the position is appended once ("... at at col" before)
+    ('{"paper_id": "a", "text": "tab\there"}', r"invalid JSON \(Invalid control character at col \d+\)"),
     ('["a list"]', "expected an object"),
     ('{"text": "no id"}', "paper_id"),
     ('{"paper_id": "a"}', "no review text"),

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from prism_review.data import limits
-from prism_review.data.limits import loads
+from prism_review.data.limits import json_problem, loads
 from prism_review.data.skips import SkipLog
 
 _CHUNK = 1 << 20
@@ -73,7 +73,7 @@ def _object(path: str | Path, lineno: int, raw: bytes, skips: SkipLog) -> dict[s
     try:
         obj = loads(text)
     except json.JSONDecodeError as exc:
-        skips.add(path, f"invalid JSON ({exc.msg} at char {exc.pos})", record=where)
+        skips.add(path, json_problem(exc, lines=False), record=where)
         return None
     if not isinstance(obj, dict):
         skips.add(path, f"expected an object, got {type(obj).__name__}", record=where)

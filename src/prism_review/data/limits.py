@@ -50,6 +50,15 @@ def loads(text: str | bytes, *, max_depth: int | None = None) -> Any:
     return value
 
 
+def json_problem(exc: json.JSONDecodeError, *, lines: bool = True) -> str:
+    """``invalid JSON (<reason> at line L col C)`` for ``exc`` (``col C`` alone for one JSONL
+    line). Some of ``json``'s reasons end in "at" ("Invalid control character at"), which a
+    position appended after them would double."""
+    reason = exc.msg.removesuffix(" at")
+    where = f"line {exc.lineno} col {exc.colno}" if lines else f"col {exc.colno}"
+    return f"invalid JSON ({reason} at {where})"
+
+
 def _deeper_than(value: Any, limit: int) -> bool:
     """True when ``value`` nests more than ``limit`` containers (iterative: no recursion)."""
     stack: list[tuple[Any, int]] = [(value, 1)]

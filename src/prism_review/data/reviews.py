@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from prism_review.data.errors import DataError
-from prism_review.data.limits import loads
+from prism_review.data.limits import json_problem, loads
 from prism_review.records import Review
 from prism_review.systems.human import human_review as _build_human
 from prism_review.venues import Venue
@@ -54,9 +54,7 @@ def parse_reviews_field(raw: Any, *, path: Path | str, field: str = "reviews_jso
         try:
             value = loads(text)
         except json.JSONDecodeError as exc:
-            raise DataError(
-                path, f"invalid JSON ({exc.msg} at char {exc.pos})", field=field
-            ) from exc
+            raise DataError(path, json_problem(exc), field=field) from exc
     if isinstance(value, dict):
         value = value.get("reviews", [])
     if not isinstance(value, list):

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from prism_review.data.errors import DataError
-from prism_review.data.limits import check_file_size, loads
+from prism_review.data.limits import check_file_size, json_problem, loads
 from prism_review.records import Review, Section
 from prism_review.systems.parsing import read_section_scores, split_think
 
@@ -53,9 +53,7 @@ def parse_json(path: Path | str, text: str) -> Any:
     try:
         return loads(text)
     except json.JSONDecodeError as exc:
-        raise DataError(
-            path, f"invalid JSON ({exc.msg}, line {exc.lineno} col {exc.colno})"
-        ) from exc
+        raise DataError(path, json_problem(exc)) from exc
 
 
 def read_json(path: Path) -> Any:

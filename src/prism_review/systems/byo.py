@@ -24,7 +24,7 @@ from typing import Any
 
 from prism_review.data import limits
 from prism_review.data.errors import DataError
-from prism_review.data.limits import loads
+from prism_review.data.limits import json_problem, loads
 from prism_review.data.safepath import inside, is_inside
 from prism_review.records import Review, Section
 from prism_review.systems.base import LLM_REVIEWER_ID, without_think
@@ -63,7 +63,7 @@ def parse_row(path: Path, line_no: int, line: bytes | str) -> dict[str, Any]:
     try:
         row = loads(line)
     except json.JSONDecodeError as exc:
-        raise DataError(path, f"invalid JSON ({exc.msg} at col {exc.colno})", field=where) from exc
+        raise DataError(path, json_problem(exc, lines=False), field=where) from exc
     if not isinstance(row, dict):
         raise DataError(path, f"expected an object, got {type(row).__name__}", field=where)
     pid = row.get("paper_id")
