@@ -139,3 +139,17 @@ def test_judge_uses_config_file(tmp_path, monkeypatch):
     assert info["concurrency"] == 5 and info["timeout"] == 7.0
     assert info["config_file"] == str(p)
     assert judge.settings.for_step("test.label")["max_tokens"] == 99
+
+
+def test_the_manifest_records_a_step_override_as_configured():
+    # the step's own temperature/cap sit between the globals and the override: merging the
+    # globals into the record stated temperature 0.0 and 8,000 tokens for flaws.consolidate,
+    # which asks at 0.1 and 35,000
+    from prism_review.judge.flaws.steps import ConsolidateStep
+
+    s = Settings(cli_steps={"flaws.consolidate": {"model": "m"}}, env={})
+    used = s.for_step("flaws.consolidate", ConsolidateStep.temperature, ConsolidateStep.reply_cap)
+    assert used == {"model": "m", "temperature": 0.1, "max_tokens": 35_000}
+    recorded = s.result_settings()["steps"]["flaws.consolidate"]
+    assert recorded == {"model": "m"}
+    assert all(used[k] == v for k, v in recorded.items())

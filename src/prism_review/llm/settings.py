@@ -236,14 +236,26 @@ class Settings:
                 if v.get("model")}
 
     def result_settings(self) -> dict[str, Any]:
-        """What changes results: global temperature/max_tokens/seed and every step override."""
+        """What changes results: global temperature/max_tokens/seed and every step override.
+
+        A step override is recorded as configured (its layers' values for that prefix, higher
+        layers winning), not merged with the globals: a step's own temperature and output cap
+        (``JudgeStep.temperature``, ``reply_cap``) sit between the two, so a merged entry
+        would state the global 0.0 and 8,000 for ``flaws.consolidate``, which asks at 0.1 and
+        35,000. The built-in step values are fixed by the package version recorded beside."""
         prefixes = sorted({p for layer in self.layers for p in layer.steps})
         return {
             "temperature": self.for_step("")["temperature"],
             "max_tokens": self.for_step("")["max_tokens"],
             "seed": self.get("seed"),
-            "steps": {p: self.for_step(p) for p in prefixes},
+            "steps": {p: self._configured(p) for p in prefixes},
         }
+
+    def _configured(self, prefix: str) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for layer in self.layers:
+            out.update(layer.steps.get(prefix, {}))
+        return out
 
     def transport(self) -> dict[str, Any]:
         """What does not change results: limits, retries, timeout, config file, price file."""
