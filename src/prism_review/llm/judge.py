@@ -229,9 +229,8 @@ class LLMJudge:
         if out is None:
             if first.finish_reason == "length":  # cut at the budget: the same ask, more room
                 limit = _granted_limit(req, first.granted, _model_limit(api, req.model))
-                longer = _longer(req, cap, limit)
+                longer, sent = _longer(req, cap, limit)
                 if longer is None:  # it had all the room it may have: asking again cannot help
-                    sent = req.max_tokens if limit is None else min(req.max_tokens, limit)
                     return StepResult(step=step.name, status="unscored", raw=raw,
                                       error=_not_asked_again(sent, error))
                 req = longer
@@ -333,17 +332,18 @@ def _granted_limit(req: Request, granted: int | None, model_limit: int | None) -
     return granted if model_limit is None else min(granted, model_limit)
 
 
-def _longer(req: Request, cap: int, model_limit: int | None) -> Request | None:
-    """The re-ask of a reply cut at its budget: twice the budget, within the step's ``cap`` and
-    the model's output limit; None when the first ask already had that much room (the same
-    request again would be cut again, and paid again). The re-ask carries the first ask's
-    budget as its ``floor``: a server that would shrink it to that much gets no second call."""
+def _longer(req: Request, cap: int, model_limit: int | None) -> tuple[Request | None, int]:
+    """(the re-ask of a reply cut at its budget, the budget the first ask had). The re-ask asks
+    twice the budget, within the step's ``cap`` and the model's output limit; it is None when
+    the first ask already had that much room (the same request again would be cut again, and
+    paid again). It carries the first ask's budget as its ``floor``: a server that would
+    shrink it to that much gets no second call."""
     limit = cap if model_limit is None else min(cap, model_limit)
     budget = min(2 * req.max_tokens, limit)
     first = min(req.max_tokens, limit)
     if budget <= first:
-        return None
-    return Request(**{**req.__dict__, "max_tokens": budget, "floor": first})
+        return None, first
+    return Request(**{**req.__dict__, "max_tokens": budget, "floor": first}), first
 
 
 def _not_asked_again(sent: int, error: str | None) -> str:

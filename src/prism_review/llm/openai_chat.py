@@ -172,7 +172,9 @@ class OpenAICompatibleAPI:
         shrunk = False
         while True:
             sent = self._budget(req)
-            self._refuse_floor(req, sent)  # the model's known limit is no larger
+            # the model's known limit, or (after a 400, per prompt for vLLM) the shrunk budget,
+            # is no larger than the first ask's: not sent
+            self._refuse_floor(req, sent)
             mode = RESPONSE_MODES[mode_i]
             started = time.perf_counter()
             try:
@@ -193,7 +195,6 @@ class OpenAICompatibleAPI:
                     shrunk = True
                     if is_model_wide(msg):
                         self.output_ceiling[req.model] = smaller
-                    self._refuse_floor(req, smaller)  # (per prompt, vLLM) no more than before
                     req = Request(**{**req.__dict__, "max_tokens": smaller})
                     continue
                 if req.schema is not None and mode_i < 2 and not _not_about_format(msg):

@@ -131,18 +131,24 @@ def prompt_tokens(body: dict[str, Any]) -> int:
     return sum(len(str(m.get("content", ""))) for m in body.get("messages", [])) // 4 + 1
 
 
+def requested_tokens(body: dict[str, Any]) -> int | None:
+    """The output budget a chat-completion body asks for (either parameter name)."""
+    asked = body.get("max_completion_tokens") or body.get("max_tokens")
+    return None if asked is None else int(asked)
+
+
 def context_error(owner: ReplyOwner, body: dict[str, Any]) -> str | None:
     """vLLM's 400 message for a request whose prompt and ``max_tokens`` together exceed the
     server's ``context_length`` (its wording, vLLM ``serving_engine._validate_input``); None
     when the request fits or no context length is set."""
     if owner.context_length is None:
         return None
-    asked = body.get("max_completion_tokens") or body.get("max_tokens")
+    asked = requested_tokens(body)
     prompt = prompt_tokens(body)
-    if asked is None or prompt + int(asked) <= owner.context_length:
+    if asked is None or prompt + asked <= owner.context_length:
         return None
     return (f"This model's maximum context length is {owner.context_length} tokens. However, "
-            f"you requested {prompt + int(asked)} tokens ({prompt} in the messages, {asked} in "
+            f"you requested {prompt + asked} tokens ({prompt} in the messages, {asked} in "
             "the completion). Please reduce the length of the messages or completion.")
 
 
@@ -175,7 +181,7 @@ def render_reply(owner: ReplyOwner, body: dict[str, Any], reply: Reply,
         else:  # "content": malformed or empty
             reply = reply.then
     text = _as_text(reply)
-    requested = body.get("max_completion_tokens") or body.get("max_tokens")
+    requested = requested_tokens(body)
     honours_budget = owner.enforce_max_tokens or owner.context_length is not None
     limits = [n for n in (owner.max_output_tokens,
                           requested if honours_budget else None) if n is not None]
