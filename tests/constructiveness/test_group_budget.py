@@ -102,6 +102,6 @@ async def test_a_group_reply_cut_at_the_models_output_limit_falls_back_to_each_p
         asks = [r.body["max_tokens"] for r, s in groups if tuple(s) == span]
         assert asks == [MAX_REPLY_TOKENS]
     own = [s[0] for s in spans if len(s) == 1]
-    assert sorted(own) == list(range(N)) and all(r.finish == "stop" for r, s in zip(calls, spans) if len(s) == 1)
+    assert sorted(own) == list(range(N)) and all(r.finish == "stop" for r, s in zip(calls, spans, strict=True) if len(s) == 1)
     assert all(r.step == BATCH for r in calls)
     assert _view(eco) == _view(ref) and all(r.status == "ok" for r in eco)

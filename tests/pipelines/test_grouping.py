@@ -6,10 +6,10 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from prism_review.dimensions.base import Dimension, RunContext, get_dimension
+from prism_review.dimensions.constructiveness import GROUP
 from prism_review.judge.base import OfflineJudge
 from prism_review.pipelines.engines import Engine
 from prism_review.pipelines.grouping import grouped
-from prism_review.dimensions.constructiveness import GROUP
 from prism_review.pipelines.runner import EvalOptions, run_evaluation
 from prism_review.systems.text import review_text
 

@@ -10,15 +10,20 @@ from concurrent.futures import ProcessPoolExecutor
 from typing import ClassVar
 
 import pytest
+from tests.pipelines.plugin_dims import CritiqueWords, probe
 
-from prism_review.dimensions.base import Dimension, MetricSpec, register_dimension, unregister_dimension
+from prism_review.dimensions.base import (
+    Dimension,
+    MetricSpec,
+    register_dimension,
+    unregister_dimension,
+)
 from prism_review.llm.errors import ConfigError
 from prism_review.pipelines.process_engine import ProcessEngine
 from prism_review.pipelines.results import read_results
 from prism_review.pipelines.runner import EvalOptions, run_evaluation
 from prism_review.systems.byo import byo_spec
 from prism_review.systems.registry import register_system, unregister_system
-from tests.pipelines.plugin_dims import CritiqueWords, probe
 
 
 @pytest.fixture

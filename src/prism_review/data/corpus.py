@@ -308,8 +308,3 @@ def _first_text(row: dict[str, Any], *names: str) -> str:
         if isinstance(value, str) and value.strip():
             return value
     return ""
-
-
-def iter_corpus(path: str | Path, **kwargs: Any) -> Iterator[CorpusRecord]:
-    """Shorthand for ``iter(CorpusReader(path, **kwargs))``."""
-    return iter(CorpusReader(path, **kwargs))

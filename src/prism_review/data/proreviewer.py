@@ -264,8 +264,3 @@ def _review(pid: str, venue: Venue, k: int, rv: Any, path: Path) -> Review:
             "initial_rating": leading_number(rv.get("initial_rating")),
         },
     )
-
-
-def iter_proreviewer(path: str | Path, **kwargs: Any) -> Iterator[ProReviewerItem]:
-    """Shorthand for ``iter(ProReviewerReader(path, **kwargs))``."""
-    return iter(ProReviewerReader(path, **kwargs))

@@ -150,11 +150,8 @@ def segment(review_text: str, sentences: list[str] | None = None) -> SegmentOutp
     first clause cue (:func:`.clauses.split_clause`). Given ``sentences`` are only selected,
     never split (their indices are the answer).
     """
-    pairs: Sequence[tuple[str, str | None]]
-    if sentences is not None:
-        pairs = [(t, None) for t in sentences]
-    else:
-        pairs = review_units(review_text)
+    pairs: Sequence[tuple[str, str | None]] = (
+        [(t, None) for t in sentences] if sentences is not None else review_units(review_text))
     texts = [t for t, _ in pairs]
     if not texts:
         return SegmentOutput(arguments=[])
