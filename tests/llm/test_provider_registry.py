@@ -78,6 +78,26 @@ def test_the_builtin_providers_and_their_aliases() -> None:
         modelapi("vllm")(lambda spec, **kw: None)  # an alias counts as a taken name
 
 
+def test_a_module_dropped_into_the_providers_package_is_registered_in_its_order(tmp_path) -> None:
+    # adding a built-in provider is one file: nothing lists the package's modules
+    (tmp_path / "aaa_dropped.py").write_text(textwrap.dedent("""
+        from prism_review.llm.provider import modelapi
+        from prism_review.llm.providers.openai import chat_api
+        modelapi("dropped", base_url="http://127.0.0.1:9/v1", order=15)(chat_api)
+    """))
+    proc = _python(f"""
+        import prism_review.llm.providers as package
+        package.__path__.append({str(tmp_path)!r})
+        import json
+        from prism_review.llm.provider import parse_spec, providers
+        print(json.dumps([parse_spec("dropped/m").provider, [p.name for p in providers()]]))
+    """)
+    assert proc.returncode == 0, proc.stderr
+    found, names = json.loads(proc.stdout)
+    assert found == "dropped"
+    assert names[:4] == ["openai", "dropped", "gemini", "openai-compatible"], names
+
+
 @pytest.fixture
 def toy_server() -> Iterator[LLMServer]:
     server = LLMServer(schema_seed=3).start()  # answers any step from its JSON schema

@@ -17,8 +17,10 @@ overrides it, whether a model string carries ``@<url>``, its built-in prices, wh
 records. Nothing outside the units lists providers: :func:`parse_spec`,
 :func:`resolve_endpoint` and :class:`~prism_review.llm.judge.LLMJudge` ask the registry.
 
-The built-in units are imported on the first look-up, then any module named by an entry point
-in the ``prism_review.providers`` group (a plug-in package's way to register its own). SDKs are
+The built-in units are found on the first look-up as every module of
+:mod:`prism_review.llm.providers` (a new one is one file there, listed by nothing), then any
+module named by an entry point in the ``prism_review.providers`` group (a plug-in package's way
+to register its own). Listings and messages follow each unit's ``order``, then registration. SDKs are
 imported only inside the factories, so importing :mod:`prism_review` or
 :mod:`prism_review.llm` loads none.
 """
@@ -28,6 +30,7 @@ from __future__ import annotations
 import importlib
 import logging
 import os
+import pkgutil
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -166,6 +169,8 @@ class Provider:
     sends_seed: bool = True
     #: the SDK distribution whose version the manifest records (None: none)
     sdk: str | None = None
+    #: place in listings, messages and ``--judge`` help (lower first); ties keep registration
+    order: int = 100
 
     def homes(self, env: Mapping[str, str]) -> list[str]:
         """The provider's own servers: the default one and the one ``base_url_var`` names."""
@@ -229,7 +234,9 @@ def _load() -> None:
             return
         _LOADED = True
         before = set(_REGISTRY)
-        importlib.import_module(BUILTIN_PACKAGE)
+        package = importlib.import_module(BUILTIN_PACKAGE)
+        for mod in pkgutil.iter_modules(package.__path__):  # each module registers its unit
+            importlib.import_module(f"{BUILTIN_PACKAGE}.{mod.name}")
         for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
             try:
                 ep.load()
@@ -247,9 +254,9 @@ def registered_here() -> list[Provider]:
 
 
 def providers() -> Iterator[Provider]:
-    """Every registered provider, in registration order."""
+    """Every registered provider, by ``order`` then registration."""
     _load()
-    yield from list(_REGISTRY.values())
+    yield from sorted(_REGISTRY.values(), key=lambda u: u.order)
 
 
 def judge_forms(sep: str = " | ") -> str:
@@ -278,8 +285,9 @@ def is_provider(word: str, *, aliases: bool = True) -> bool:
 
 
 def _known() -> str:
-    words = ["'offline'"] + [w for u in _REGISTRY.values() for w in u.usage()[:1]]
-    aliases = [w for u in _REGISTRY.values() for w in u.usage()[1:]]
+    units = list(providers())
+    words = ["'offline'"] + [w for u in units for w in u.usage()[:1]]
+    aliases = [w for u in units for w in u.usage()[1:]]
     if aliases:
         return f"use {', '.join(words)} or an alias: {', '.join(aliases)}"
     return f"use {', '.join(words[:-1])} or {words[-1]}"

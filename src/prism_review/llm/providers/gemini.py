@@ -29,4 +29,4 @@ def always(unit: Provider, url: str) -> bool:
 modelapi("gemini", label="Gemini", key_vars=("GEMINI_API_KEY", "GOOGLE_API_KEY"),
          base_url=GEMINI_BASE_URL, aliases={"google": None}, needs_key=always, prices=PRICES,
          cached_input_prices=CACHED_INPUT_PRICES, batch=True, sends_seed=False,
-         sdk="openai")(chat_api)
+         sdk="openai", order=20)(chat_api)

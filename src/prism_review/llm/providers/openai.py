@@ -45,4 +45,4 @@ def chat_api(spec: ModelSpec, *, base_url: str, api_key: str, **_: Any) -> Model
 
 modelapi("openai", label="OpenAI", key_vars=("OPENAI_API_KEY",), base_url=OPENAI_BASE_URL,
          base_url_var="OPENAI_BASE_URL", needs_key=at_openai, prices=PRICES,
-         cached_input_prices=CACHED_INPUT_PRICES, batch=True, sdk="openai")(chat_api)
+         cached_input_prices=CACHED_INPUT_PRICES, batch=True, sdk="openai", order=10)(chat_api)

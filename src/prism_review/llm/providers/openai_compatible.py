@@ -16,4 +16,4 @@ OLLAMA_BASE_URL = "http://localhost:11434/v1"
 # Most such servers have no /v1/batches: a batch run against one stops with the server's error.
 modelapi("openai-compatible", label="OpenAI-compatible server", key_vars=("OPENAI_API_KEY",),
          base_url_var="OPENAI_BASE_URL", url_in_spec=True, needs_key=at_openai,
-         aliases={"vllm": None, "ollama": OLLAMA_BASE_URL}, batch=True, sdk="openai")(chat_api)
+         aliases={"vllm": None, "ollama": OLLAMA_BASE_URL}, batch=True, sdk="openai", order=30)(chat_api)
