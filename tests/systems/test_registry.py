@@ -24,6 +24,8 @@ def test_builtins_come_from_their_modules_in_table_order() -> None:
     assert specs == [m.SPEC for m in (human, sea, reviewer2, treereview, deepreview, cyclereview)]
     assert [s.human for s in specs] == [True] + [False] * 5
     assert all(s.compat is not None and s.generation is None for s in specs)
+    # each system's --compat text is its own module's, not a switch on system shared by all six
+    assert [s.compat.__module__ for s in specs if s.compat] == [s.load.__module__ for s in specs]
     assert registry.get_system("Tree") is treereview.SPEC
     assert registry.system_order(["zz", "gpt4x", "sea", "human"]) == ["human", "sea", "gpt4x", "zz"]
 

@@ -8,7 +8,8 @@
   :mod:`.deepreview`, :mod:`.cyclereview`; :mod:`.byo` reads bring-your-own JSONL folders
   (docs/byo-format.md), each a system of its own registered when the layout finds it;
 * :mod:`.text` — applies a dimension's review-text policy (:mod:`.text_policy`, declared by each
-  dimension; clean default, ``compat`` original in :mod:`.text_compat`).
+  dimension; clean default; the original's, for ``--compat``, is each system module's
+  ``compat``, on the shared extractors of :mod:`.text_compat`).
 
 Multi-reviewer LLM systems (DeepReview, CycleReview) yield simulated reviewer 1 as the Review
 (``LLM_Reviewer``); the other simulated reviewers stay in ``Review.extra["simulated_reviewers"]``.

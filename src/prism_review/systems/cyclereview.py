@@ -20,9 +20,22 @@ from prism_review.data.errors import DataError
 from prism_review.records import Review, Section
 from prism_review.systems.base import llm_review, parse_json, read_text, without_think
 from prism_review.systems.human import field_text
-from prism_review.systems.parsing import content_blocks, split_hash_sections
+from prism_review.systems.parsing import (
+    content_blocks,
+    first_content_part,
+    split_hash_sections,
+    strip_think,
+)
 from prism_review.systems.spec import SystemSpec
-from prism_review.systems.text_compat import compat_text
+from prism_review.systems.text_compat import (
+    S_S_W,
+    S_W_Q,
+    hashes,
+    load_review_text,
+    or_whole,
+    raw_json,
+    raw_text,
+)
 
 SYSTEM = "cyclereview"
 
@@ -134,6 +147,37 @@ def check(data: Any) -> list[tuple[str | None, str]]:
     return [("generated_review", "neither a non-empty 'content' nor a 'reviews' entry with text")]
 
 
+def _compat_gen(data: Any) -> dict[str, Any]:
+    gen = data.get("generated_review") if isinstance(data, dict) else None
+    return gen if isinstance(gen, dict) else {}
+
+
+def _compat_flaw_text(gen: dict[str, Any]) -> str:
+    reviews = [r for r in gen.get("reviews") or [] if isinstance(r, str) and r.strip()]
+    if reviews:
+        return reviews[0]
+    blocks = content_blocks(str(gen.get("content") or ""))
+    if blocks:
+        return blocks[0]
+    weak = [w for w in gen.get("weaknesses") or [] if isinstance(w, str)]
+    quest = [q for q in gen.get("questions") or [] if isinstance(q, str)]
+    return "\n\n".join(x for x in ((weak or [""])[0], (quest or [""])[0]) if x)
+
+
+def compat(review: Review, dimension: str, human_clean: str) -> str:
+    """The original PRISM code's text of a CycleReview review (``--compat``, prism-reference
+    §2): no Strengths for flaws and constructiveness (risk K8)."""
+    if dimension == "novelty":
+        return load_review_text(raw_text(review), is_txt=False)
+    gen = _compat_gen(raw_json(review))
+    if dimension == "depth":
+        part = strip_think(first_content_part(str(gen.get("content") or "")))
+        return or_whole(hashes(part, S_S_W), part)
+    body = strip_think(_compat_flaw_text(gen)).strip()
+    return or_whole(hashes(body, S_W_Q, strip=True), body)
+
+
+
 SPEC = SystemSpec(
     id=SYSTEM,
     label="CycleReview",
@@ -141,6 +185,6 @@ SPEC = SystemSpec(
     load=load,
     check=check,
     check_json=True,
-    compat=compat_text,
+    compat=compat,
     order=5,
 )

@@ -26,9 +26,19 @@ from prism_review.systems.parsing import (
     family,
     reviewer_blocks,
     split_hash_sections,
+    strip_rules,
+    strip_think,
 )
 from prism_review.systems.spec import SystemSpec
-from prism_review.systems.text_compat import compat_text
+from prism_review.systems.text_compat import (
+    S_S_W,
+    S_W_Q,
+    hashes,
+    load_review_text,
+    or_whole,
+    raw_json,
+    raw_text,
+)
 from prism_review.venues import leading_number
 
 SYSTEM = "deepreview"
@@ -188,6 +198,35 @@ def check(data: Any) -> list[tuple[str | None, str]]:
     ]
 
 
+def _reviewer_one(data: Any) -> tuple[str, str]:
+    """(layout, reviewer-1 text) the way the original flaw script picked it."""
+    gen = data.get("generated_review") if isinstance(data, dict) else None
+    items = gen if isinstance(gen, list) else []
+    first = items[0] if items and isinstance(items[0], dict) else {}
+    revs = [r for r in first.get("reviews") or [] if isinstance(r, dict)]
+    if revs:
+        one = next((r for r in revs if str(r.get("reviewer_id")) == "1"), revs[0])
+        return "A", str(one.get("text") or "")
+    blocks = reviewer_blocks(str(first.get("raw_text") or ""))
+    one_b = next((t for n, t in blocks if n == "1"), blocks[0][1] if blocks else "")
+    return "B", one_b
+
+
+def compat(review: Review, dimension: str, human_clean: str) -> str:
+    """The original PRISM code's text of a DeepReview review (``--compat``, prism-reference
+    §2): Layout B gives no text for depth and constructiveness (risk D4)."""
+    if dimension == "novelty":
+        return load_review_text(raw_text(review), is_txt=False)
+    layout, text = _reviewer_one(raw_json(review))
+    body = strip_think(text).strip()
+    if dimension == "depth":
+        return "" if layout == "B" else or_whole(hashes(body, S_S_W), body)
+    if dimension == "flaws":
+        return or_whole(hashes(body, S_W_Q, strip=True), body)
+    return "" if layout == "B" else strip_rules(body)
+
+
+
 SPEC = SystemSpec(
     id=SYSTEM,
     label="DeepReview",
@@ -195,6 +234,6 @@ SPEC = SystemSpec(
     load=load,
     check=check,
     check_json=True,
-    compat=compat_text,
+    compat=compat,
     order=4,
 )

@@ -24,7 +24,7 @@ from prism_review.systems.base import parse_json, read_text
 from prism_review.systems.parsing import SKIP_VALUES, family
 from prism_review.systems.registry import HUMAN
 from prism_review.systems.spec import Loaded, SystemSpec
-from prism_review.systems.text_compat import compat_text
+from prism_review.systems.text_compat import S_S_W, generic_human, load_review_text, raw_text
 from prism_review.venues import Venue, get_venue
 
 SYSTEM = HUMAN
@@ -203,6 +203,22 @@ def check_human(data: Any) -> list[tuple[str | None, str]]:
     return [("reviews", "no review holds a non-empty text value")]
 
 
+def compat(review: Review, dimension: str, human_clean: str) -> str:
+    """The original PRISM code's text of a human review (``--compat``, prism-reference §2):
+    the generic formatter for every venue (risks D1, K5), except where the original already had
+    per-venue formatters (``human_clean``)."""
+    raw_fields = review.extra.get("fields")
+    fields: dict[str, Any] = raw_fields if isinstance(raw_fields, dict) else {}
+    if dimension == "depth":
+        return generic_human(fields, S_S_W)
+    if dimension == "novelty":
+        return load_review_text(raw_text(review), is_txt=False)
+    if dimension == "constructiveness":
+        return generic_human(fields)
+    return human_clean
+
+
+
 SPEC = SystemSpec(
     id=SYSTEM,
     folder="human_reviews",
@@ -213,6 +229,6 @@ SPEC = SystemSpec(
     check_json=True,
     may_be_empty=True,
     human=True,
-    compat=compat_text,
+    compat=compat,
     order=0,
 )

@@ -12,7 +12,7 @@ from prism_review.records import Review
 from prism_review.systems.base import check_txt, read_text, single_llm_review
 from prism_review.systems.parsing import split_bold_sections
 from prism_review.systems.spec import SystemSpec
-from prism_review.systems.text_compat import compat_text
+from prism_review.systems.text_compat import bold_review, raw_text
 
 SYSTEM = "sea"
 
@@ -36,12 +36,22 @@ def check(path: Path) -> list[tuple[str | None, str]]:
     return check_txt(path)
 
 
+def compat(review: Review, dimension: str, human_clean: str) -> str:
+    """The original PRISM code's text of a SEA review (``--compat``, prism-reference §2)."""
+    raw = raw_text(review)
+    if dimension == "flaws" and review.venue == "ICLR2024":
+        return raw  # the original's ICLR2024 flaw script read the raw file
+    # elsewhere the reference names the line-based extractor for SEA's flaws
+    return bold_review(raw, dimension)
+
+
+
 SPEC = SystemSpec(
     id=SYSTEM,
     label="SEA",
     patterns=("{id}.txt",),
     load=load,
     check=check,
-    compat=compat_text,
+    compat=compat,
     order=1,
 )

@@ -21,8 +21,8 @@ whole review text (after ``</think>``) is used.
 
 Which reviews are human reviews (read with the per-venue formatter) and which have an original
 extraction is the review's system's spec (:mod:`prism_review.systems.registry`). ``compat=True``
-reproduces the original extraction (the spec's ``compat``, :mod:`prism_review.systems.text_compat`
-for the six built-in systems) for the dimensions the original had (``TextPolicy.original``); BYO
+reproduces the original extraction (the spec's ``compat``: each built-in system's module holds its
+own, on the extractors of :mod:`prism_review.systems.text_compat`) for the dimensions the original had (``TextPolicy.original``); BYO
 systems and new dimensions have no original behaviour and always use the clean policy.
 """
 

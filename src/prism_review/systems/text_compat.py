@@ -1,10 +1,12 @@
-"""The original PRISM code's review-to-text extraction (prism-reference §2), for ``compat=True``.
+"""The original PRISM code's review-to-text extraction (prism-reference §2), for ``--compat``.
 
-Each function reproduces one cell of the §2 table from the raw file text kept in
-``Review.extra["raw_text"]``, including its known defects: the bold-header over-capture of
-risk D3, raw SEA/Reviewer2 files (with ``<think>`` and score lines) for novelty, DeepReview
-Layout B giving no text for depth and constructiveness (D4), CycleReview without Strengths for
-flaws and constructiveness (K8), and the generic human formatter for every venue (D1, K5).
+Each built-in system's module holds its own ``compat(review, dimension, human_clean)`` (its
+column of the §2 table, from the raw file text kept in ``Review.extra["raw_text"]``); this
+module holds the extractors they share, including their known defects: the bold-header
+over-capture of risk D3, raw SEA/Reviewer2 files (with ``<think>`` and score lines) for
+novelty, DeepReview Layout B giving no text for depth and constructiveness (D4), CycleReview
+without Strengths for flaws and constructiveness (K8), and the generic human formatter for every
+venue (D1, K5).
 """
 
 from __future__ import annotations
@@ -15,17 +17,16 @@ from typing import Any
 
 from prism_review.records import Review
 from prism_review.systems.parsing import (
-    content_blocks,
-    first_content_part,
     norm_name,
-    reviewer_blocks,
-    split_header,
     strip_rules,
     strip_think,
 )
 
 _GENERIC_SCORES = {"Soundness", "Presentation", "Contribution", "Confidence", "Rating"}
 _FIRST_FOUR = ("Summary", "Strengths", "Weaknesses", "Questions")
+#: the section lists the original scripts asked for
+S_S_W = ("Summary", "Strengths", "Weaknesses")
+S_W_Q = ("Summary", "Weaknesses", "Questions")
 
 
 def block(name: str, text: str) -> str:
@@ -100,7 +101,7 @@ def hashes(
     return out
 
 
-def _or_whole(pairs: list[tuple[str, str]], whole: str) -> str:
+def or_whole(pairs: list[tuple[str, str]], whole: str) -> str:
     """The shared fallback: no header matched → the whole (post-``</think>``) text."""
     return join_blocks(pairs) if pairs else whole.strip()
 
@@ -108,46 +109,17 @@ def _or_whole(pairs: list[tuple[str, str]], whole: str) -> str:
 # --- raw-file helpers -----------------------------------------------------------------------
 
 
-def _json(review: Review) -> Any:
+def raw_json(review: Review) -> Any:
+    """The review's raw file parsed as JSON (None when it is not JSON)."""
     try:
         return json.loads(review.extra.get("raw_text", ""))
     except (json.JSONDecodeError, TypeError):
         return None
 
 
-def _raw(review: Review) -> str:
+def raw_text(review: Review) -> str:
+    """The review's raw file text."""
     return str(review.extra.get("raw_text", ""))
-
-
-def _deep_reviewer_one(data: Any) -> tuple[str, str]:
-    """(layout, reviewer-1 text) the way the original flaw script picked it."""
-    gen = data.get("generated_review") if isinstance(data, dict) else None
-    items = gen if isinstance(gen, list) else []
-    first = items[0] if items and isinstance(items[0], dict) else {}
-    revs = [r for r in first.get("reviews") or [] if isinstance(r, dict)]
-    if revs:
-        one = next((r for r in revs if str(r.get("reviewer_id")) == "1"), revs[0])
-        return "A", str(one.get("text") or "")
-    blocks = reviewer_blocks(str(first.get("raw_text") or ""))
-    one_b = next((t for n, t in blocks if n == "1"), blocks[0][1] if blocks else "")
-    return "B", one_b
-
-
-def _cycle_gen(data: Any) -> dict[str, Any]:
-    gen = data.get("generated_review") if isinstance(data, dict) else None
-    return gen if isinstance(gen, dict) else {}
-
-
-def _cycle_flaw_text(gen: dict[str, Any]) -> str:
-    reviews = [r for r in gen.get("reviews") or [] if isinstance(r, str) and r.strip()]
-    if reviews:
-        return reviews[0]
-    blocks = content_blocks(str(gen.get("content") or ""))
-    if blocks:
-        return blocks[0]
-    weak = [w for w in gen.get("weaknesses") or [] if isinstance(w, str)]
-    quest = [q for q in gen.get("questions") or [] if isinstance(q, str)]
-    return "\n\n".join(x for x in ((weak or [""])[0], (quest or [""])[0]) if x)
 
 
 # --- novelty's load_review_text (§5.1) ------------------------------------------------------
@@ -226,32 +198,7 @@ def load_review_text(raw_text: str, *, is_txt: bool) -> str:
     return json.dumps(data, ensure_ascii=False)
 
 
-# --- the table --------------------------------------------------------------------------------
-
-_S_S_W = ("Summary", "Strengths", "Weaknesses")
-_S_W_Q = ("Summary", "Weaknesses", "Questions")
-_R2_DEPTH = (
-    "Summary Of The Paper",
-    "Strengths",
-    "Weaknesses",
-    "Limitations Not Addressed",
-    "Brief Justification",
-)
-_R2_FLAWS = (
-    "Summary Of The Paper",
-    "Weaknesses",
-    "Questions For The Authors",
-    "Limitations Not Addressed",
-    "Brief Justification",
-)
-
-
-def _r2_body(review: Review) -> str:
-    """Reviewer2 text after ``</think>`` (else the header lines stripped), trailing ``===`` cut."""
-    raw = _raw(review)
-    closes = list(re.finditer(r"</think>", raw, re.I))
-    body = raw[closes[-1].end() :] if closes else split_header(raw)[1]
-    return strip_rules(body.strip()).strip()
+# --- shared by several systems ------------------------------------------------------------
 
 
 def generic_human(fields: dict[str, Any], names: tuple[str, ...] | None = None) -> str:
@@ -264,60 +211,12 @@ def generic_human(fields: dict[str, Any], names: tuple[str, ...] | None = None) 
     return join_blocks([(k, v) for k in keys if isinstance(v := fields.get(k), str)])
 
 
-def compat_text(review: Review, dimension: str, human_clean: str) -> str:
-    """The original's text for ``review`` in ``dimension`` (``human_clean`` = the per-venue
-    human text, used where the original already had per-venue formatters)."""
-    system = review.system
-    raw = _raw(review)
-    if system == "human":
-        raw_fields = review.extra.get("fields")
-        fields: dict[str, Any] = raw_fields if isinstance(raw_fields, dict) else {}
-        if dimension == "depth":
-            return generic_human(fields, _S_S_W)
-        if dimension == "novelty":
-            return load_review_text(raw, is_txt=False)
-        if dimension == "constructiveness":
-            return generic_human(fields)
-        return human_clean
-    if system in {"sea", "treereview"}:
-        text = raw if system == "sea" else str((_json(review) or {}).get("full_review") or "")
-        body = strip_think(text)
-        if dimension == "depth":
-            return _or_whole(bold_d3(body, _S_S_W), body)
-        if dimension == "flaws":
-            # the reference names the line-based extractor for SEA; TreeReview's flaw script is
-            # only described as "full_review → Summary, Weaknesses, Questions": same extractor
-            if system == "sea" and review.venue == "ICLR2024":
-                return raw
-            return _or_whole(bold_lines(body, _S_W_Q), body)
-        return text
-    if system == "reviewer2":
-        body = _r2_body(review)
-        if dimension == "depth":
-            return _or_whole(hashes(body, _R2_DEPTH, levels="##"), body)
-        if dimension == "flaws":
-            return _or_whole(hashes(body, _R2_FLAWS, levels="##", strip=True), body)
-        if dimension == "novelty":
-            return raw
-        return body
-    if system == "deepreview":
-        data = _json(review)
-        if dimension == "novelty":
-            return load_review_text(raw, is_txt=False)
-        layout, text = _deep_reviewer_one(data)
-        body = strip_think(text).strip()
-        if dimension == "depth":
-            return "" if layout == "B" else _or_whole(hashes(body, _S_S_W), body)
-        if dimension == "flaws":
-            return _or_whole(hashes(body, _S_W_Q, strip=True), body)
-        return "" if layout == "B" else strip_rules(body)
-    if system == "cyclereview":
-        gen = _cycle_gen(_json(review))
-        if dimension == "novelty":
-            return load_review_text(raw, is_txt=False)
-        if dimension == "depth":
-            part = strip_think(first_content_part(str(gen.get("content") or "")))
-            return _or_whole(hashes(part, _S_S_W), part)
-        body = strip_think(_cycle_flaw_text(gen)).strip()
-        return _or_whole(hashes(body, _S_W_Q, strip=True), body)
-    return ""
+def bold_review(text: str, dimension: str) -> str:
+    """SEA's and TreeReview's original extraction from one bold-header review ``text``: depth
+    by the D3 extractor, flaws by the line-based one, every other dimension the text as is."""
+    body = strip_think(text)
+    if dimension == "depth":
+        return or_whole(bold_d3(body, S_S_W), body)
+    if dimension == "flaws":
+        return or_whole(bold_lines(body, S_W_Q), body)
+    return text

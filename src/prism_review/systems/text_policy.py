@@ -66,7 +66,7 @@ class TextPolicy:
     * ``human``: human reviews (the per-venue formatter's default);
     * ``human_venues``: venue id → the selection used for that venue's human reviews instead;
     * ``original``: the original PRISM code had an extraction for this dimension, which
-      ``--compat`` reproduces (:mod:`prism_review.systems.text_compat`); a dimension without one
+      ``--compat`` reproduces (each system spec's ``compat``); a dimension without one
       reads the clean text under ``--compat`` too.
     """
 

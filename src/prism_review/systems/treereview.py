@@ -10,7 +10,7 @@ from prism_review.records import Review
 from prism_review.systems.base import parse_json, read_text, require_str, single_llm_review
 from prism_review.systems.parsing import split_bold_sections
 from prism_review.systems.spec import SystemSpec
-from prism_review.systems.text_compat import compat_text
+from prism_review.systems.text_compat import bold_review, raw_json
 
 SYSTEM = "treereview"
 
@@ -50,6 +50,14 @@ def check(data: Any) -> list[tuple[str | None, str]]:
     return []
 
 
+def compat(review: Review, dimension: str, human_clean: str) -> str:
+    """The original PRISM code's text of a TreeReview review (``--compat``, prism-reference §2):
+    its ``full_review`` read as SEA's. TreeReview's flaw script is only described as
+    "full_review → Summary, Weaknesses, Questions": the same line-based extractor."""
+    return bold_review(str((raw_json(review) or {}).get("full_review") or ""), dimension)
+
+
+
 SPEC = SystemSpec(
     id=SYSTEM,
     folder="tree",
@@ -58,6 +66,6 @@ SPEC = SystemSpec(
     load=load,
     check=check,
     check_json=True,
-    compat=compat_text,
+    compat=compat,
     order=3,
 )
