@@ -14,7 +14,9 @@ results log is never recomputed), and appends the unit's rows to the results log
   (plus a human-only unit); novelty yields one unit per (paper, system).
 * ``evaluate(unit, ctx)`` → the unit's result rows (one per review judged).
 * ``metrics`` → the metric columns of the summary, in order; ``MetricSpec.headline`` marks the
-  ones shown in Table 1.
+  ones shown in Table 1. ``row_metrics`` → the other keys a row may carry (counts,
+  diagnostics). The runner checks every unit's rows against both (:meth:`Dimension.check_rows`):
+  a key declared in neither, or an ``ok`` row without a declared metric, fails the unit.
 * ``text_policy`` → which sections of a review the dimension reads
   (:class:`~prism_review.systems.text_policy.TextPolicy`, applied by
   :func:`prism_review.systems.text.review_text`).
@@ -28,6 +30,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Iterable
+from fnmatch import fnmatchcase
 from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, Field
@@ -145,6 +148,9 @@ class Dimension(ABC):
     human_aggregation: ClassVar[str] = "per_review_mean"
     #: the ``--set`` settings this dimension reads (anything else is refused)
     setting_specs: ClassVar[tuple[SettingSpec, ...]] = ()
+    #: metric keys its rows may carry besides the ``metrics`` columns (counts, diagnostics),
+    #: each optional; a trailing ``*`` matches any ending (``Ratio_All_*``)
+    row_metrics: ClassVar[tuple[str, ...]] = ()
 
     @abstractmethod
     def work_units(
@@ -208,6 +214,25 @@ class Dimension(ABC):
             "meta": dict(unit.extra.get("meta", {})),
         }
         return ResultRow(**(base | fields))
+
+    def check_rows(self, rows: list[ResultRow]) -> None:
+        """Raise ``ValueError`` when a row's metric keys are not the declared ones: a key that
+        is neither a ``metrics`` column nor in ``row_metrics``, or an ``ok`` row missing a
+        column (null is a value: ``None`` is written for a metric that has none). A misspelt
+        key would otherwise give ok rows and an empty Table-1 column."""
+        columns = [m.key for m in self.metrics]
+        for row in rows:
+            stray = sorted(k for k in row.metrics if k not in columns
+                           and not any(fnmatchcase(k, pat) for pat in self.row_metrics))
+            missing = [k for k in columns if k not in row.metrics] if row.status == "ok" else []
+            if stray or missing:
+                what = "; ".join(
+                    ([f"undeclared metric(s) {', '.join(map(repr, stray))}"] if stray else [])
+                    + ([f"missing metric(s) {', '.join(map(repr, missing))}"] if missing else []))
+                raise ValueError(
+                    f"dimension {self.name!r} wrote a {row.status} row for {row.reviewer_id!r} "
+                    f"of unit {row.unit_key!r} with {what}; declared: {', '.join(columns)}"
+                    + (f" (and {', '.join(self.row_metrics)})" if self.row_metrics else ""))
 
     def summary_system(self, row: ResultRow) -> str | None:
         """The summary group of a row (default: its system); None leaves the row out."""

@@ -97,6 +97,8 @@ class ConstructivenessDimension(Dimension):
         MetricSpec(key="n_arcs", label="ARCs", fmt="{:.1f}"),
         MetricSpec(key="verbatim_rate", label="Verbatim"),
     ]
+    #: also in each row: the comment counts per type
+    row_metrics: ClassVar[tuple[str, ...]] = tuple(COUNT_KEYS.values())
     table1_note: ClassVar[str] = "MCS = mean constructiveness of the review's actionable comments (0-1)"
     #: every text section, summary, strengths, weaknesses and questions first
     text_policy: ClassVar[TextPolicy] = TextPolicy(

@@ -70,6 +70,8 @@ class DepthDimension(Dimension):
         MetricSpec(key="n_units", label="ADUs", fmt="{:.1f}"),
         MetricSpec(key="n_premises", label="Premises", fmt="{:.1f}"),
     ]
+    #: also in each row: counts and the aspect shares (:func:`prism_review.metrics.depth.review_metrics`)
+    row_metrics: ClassVar[tuple[str, ...]] = ("n_claims", "n_graded", "Ratio_All_*", "Ratio_Prem_*")
     table1_note: ClassVar[str] = "DoA = depth of analysis (grounded argument, 0-1)"
     #: the argument of a review: its summary, strengths and weaknesses (ICML humans: every
     #: rubric text field)

@@ -104,6 +104,11 @@ class FlawsDimension(Dimension):
         MetricSpec(key="cps_norm", label="CPS_norm"),
         MetricSpec(key="no_valid_flaw", label="No valid flaw (share)", higher_is_better=False),
     ]
+    #: also in each row: the counts and raw scores the columns are built from
+    row_metrics: ClassVar[tuple[str, ...]] = (
+        "n_detected_critical", "n_detected_minor", "n_valid_found", "n_detected", "gt_valid",
+        "gt_critical", "gt_minor", "raw_cps", "icps", "n_mentions",
+    )
     human_aggregation: ClassVar[str] = "mean_over_pairings"
     setting_specs: ClassVar[tuple[SettingSpec, ...]] = (
         SettingSpec("flaws.reference", "what a review is pooled with", choices=REFERENCE_OPTIONS),

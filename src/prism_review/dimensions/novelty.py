@@ -173,6 +173,8 @@ class NoveltyDimension(Dimension):
         MetricSpec(key="mean_score", label="Mean claim score", fmt="{:.2f}"),
         *[MetricSpec(key=f"stance_{s}", label=f"Stance {s}") for s in STANCES],
     ]
+    #: also in each row (:func:`prism_review.metrics.novelty.review_metrics`)
+    row_metrics: ClassVar[tuple[str, ...]] = ("n_scored_claims", "max_score")
     table1_note: ClassVar[str] = (
         "NS / SR / SSR = the review's novelty claims checked against prior work: "
         "normalised score, support rate, strict support rate (0-1)"

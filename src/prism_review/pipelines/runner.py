@@ -227,6 +227,7 @@ async def _run(
                 return
             try:
                 rows = await engine.evaluate(dim, unit)
+                dim.check_rows(rows)  # a metric key it did not declare fails the unit, counted
             except Deferred:  # its call is in this pass's batch: finished on a later pass
                 deferred += 1
                 return
