@@ -64,7 +64,7 @@ def verdict_enums(compat: bool) -> dict[str, list[Any]]:
     if compat:
         return {}
     return {"stance_alignment": list(STANCE_SCORES), "calibration": list(CALIBRATIONS),
-            "score": [STANCE_SCORES[s] for s in STANCE_SCORES], "label": list(ASKED_LABELS)}
+            "score": [STANCE_SCORES[s] for s in STANCE_SCORES], "label": list(ASKED_LABELS.values())}
 
 
 _FLAG = {"type": "integer", "enum": [0, 1]}
