@@ -59,9 +59,11 @@ def test_the_config_hash_holds_the_prompt_digest_and_an_old_folder_is_refused(
         loopback_judge, monkeypatch, tmp_path: Path) -> None:
     judge = loopback_judge()
     opts = EvalOptions(out=tmp_path, judge="openai-compatible/test-model")
-    assert judge.describe()["prompts"] == prompt_digest.prompts_fingerprint()
+    from prism_review.llm.judge import CHECK_PROMPT, REPAIR_PROMPT
+
+    assert judge.describe()["prompts"] == prompt_digest.prompts_fingerprint(REPAIR_PROMPT, CHECK_PROMPT)
     before = config_hash(opts, judge)
-    monkeypatch.setattr("prism_review.llm.judge.prompts_fingerprint", lambda: "edited-prompts")
+    monkeypatch.setattr("prism_review.llm.judge.prompts_fingerprint", lambda *extra: "edited-prompts")
     after = config_hash(opts, judge)
     assert after != before
     source = SimpleNamespace(path=tmp_path, kind="demo")

@@ -4,7 +4,7 @@ The LLM cache key already holds every message sent, so a prompt edit re-asks the
 folder, though, is tied to its settings by the config hash (``pipelines/run_config.py``), which
 held no prompt text: rows made with an earlier prompt could be resumed and mixed with new ones.
 :func:`prompts_fingerprint` hashes the source of every module that holds prompt text or builds a
-judge step's messages (and the LLM layer's re-ask texts), and ``LLMJudge.describe()`` records it,
+judge step's messages (and the LLM layer's re-ask texts, passed in by it), and ``LLMJudge.describe()`` records it,
 so a run folder made with other prompts is refused on resume.
 """
 
@@ -53,9 +53,8 @@ def digest_files(root: Path, files: Iterable[str], extra: Iterable[str] = ()) ->
     return h.hexdigest()[:16]
 
 
-@functools.lru_cache(maxsize=1)
-def prompts_fingerprint() -> str:
-    """The digest of this installation's prompt text (module docstring)."""
-    from prism_review.llm.judge import CHECK_PROMPT, REPAIR_PROMPT
-
-    return digest_files(package_root(), PROMPT_FILES, (REPAIR_PROMPT, CHECK_PROMPT))
+@functools.lru_cache(maxsize=4)
+def prompts_fingerprint(*extra: str) -> str:
+    """The digest of this installation's prompt text (module docstring); ``extra``: the LLM
+    layer's own re-ask texts, which it passes in (``llm`` imports ``judge``, not the reverse)."""
+    return digest_files(package_root(), PROMPT_FILES, extra)

@@ -298,7 +298,7 @@ class LLMJudge:
             "model": self.spec.model, "settings": self.settings.result_settings(),
             "epoch": self.epoch, "cache_key_version": CACHE_KEY_VERSION, "versions": versions,
             # the prompt text: a run folder made with other prompts is not resumed with these
-            "prompts": prompts_fingerprint(),
+            "prompts": prompts_fingerprint(REPAIR_PROMPT, CHECK_PROMPT),
         }
 
     def runtime(self) -> dict[str, Any]:
