@@ -101,7 +101,7 @@ def evaluate(
     protocol: Annotated[
         str,
         typer.Option("--protocol", help="Judge call pattern: economical (default: no repeated work) | reference "
-                     "(the reference design's calls, for audits)"),
+                     "(reproduces the reference's call pattern, with this project's prompts; for audits)"),
     ] = "economical",
     by_venue: Annotated[bool, typer.Option("--by-venue", help="Also print per-venue tables")] = False,
     concurrency: Annotated[

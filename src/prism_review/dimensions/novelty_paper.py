@@ -56,7 +56,7 @@ async def review_claims(ctx: RunContext, unit: WorkUnit, system: str, reviewer_i
     "usage": ...}`` when the step gave no usable reply. ``shared``: memoised per paper, system
     and text (the economical protocol, whose paper call reads every review's claims; the system
     is in the key so that the one row reading a memo entry is the one owing its usage)."""
-    inp = ClaimsInput(review_id=reviewer_id, review=review_for_extraction(text))
+    inp = ClaimsInput(review_id=reviewer_id, review=review_for_extraction(text), compat=ctx.compat)
 
     async def compute() -> dict[str, Any]:
         res = await ctx.run(ClaimsStep(), inp)

@@ -38,6 +38,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ValidationError
 
 from prism_review.judge.base import JudgeStep, StepResult, Usage
+from prism_review.judge.prompt_digest import prompts_fingerprint
 from prism_review.llm.audit import AuditLog
 from prism_review.llm.batch import BatchQueue, Deferred
 from prism_review.llm.cache import ResponseCache
@@ -296,6 +297,8 @@ class LLMJudge:
             "judge": self.name, "mode": self.mode, "provider": self.spec.provider,
             "model": self.spec.model, "settings": self.settings.result_settings(),
             "epoch": self.epoch, "cache_key_version": CACHE_KEY_VERSION, "versions": versions,
+            # the prompt text: a run folder made with other prompts is not resumed with these
+            "prompts": prompts_fingerprint(REPAIR_PROMPT, CHECK_PROMPT),
         }
 
     def runtime(self) -> dict[str, Any]:

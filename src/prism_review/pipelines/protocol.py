@@ -1,9 +1,11 @@
 """The judge's call pattern: ``--protocol economical`` (default) or ``--protocol reference``.
 
-Both protocols compute every metric with the same definitions from the same judge decisions;
-they differ only in how the decisions are asked for (docs/fidelity.md, "Protocols"):
+Both protocols compute every metric with the same definitions from the same kinds of judge
+decisions; they differ in how the decisions are asked for (docs/fidelity.md, "Protocols"), and
+so in the context each decision is made in:
 
-* ``reference`` reproduces the reference design's calls, for audits and paper reproduction:
+* ``reference`` reproduces the reference design's call pattern (the prompt text is this
+  project's own), for audits and paper reproduction:
   three DoA calls per review (segment, classify, ground), one novelty verdict per
   claim × candidate, one constructiveness call per review, the flaw pipeline per pairing.
 * ``economical`` asks for the same decisions without repeated work: DoA in one structured call

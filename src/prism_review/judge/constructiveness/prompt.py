@@ -2,7 +2,9 @@
 
 The rubric is part of the system message, so every re-ask made by the LLM layer (which repeats
 the full original messages) keeps it (risk K2). Each level of each dimension carries one short
-worked example, as the reference rubric does; the examples are prism-review's own.
+worked example; the reference rubric has one per level of D1-D4 and none for D5 (the D5
+examples are an addition, docs/fidelity.md). The examples are prism-review's own and make the
+reference's decisions (e.g. D4: a statement of what is missing implies its fix, so it is 1).
 """
 
 from __future__ import annotations
@@ -34,8 +36,9 @@ D3_justification: is the point supported?
      of Chen et al. (2020), Eq. 2, applied to graphs.")
 
 D4_solution: does it say how to fix the problem?
-  0: states the problem only (e.g. "The variance of the results is not reported.")
-  1: the fix is implicit (e.g. "It is unclear how stable the results are across seeds.")
+  0: states the problem only, with nothing to supply (e.g. "The evaluation is weak.")
+  1: the fix is implicit: saying what is missing implies adding it (e.g. "The variance of
+     the results across seeds is not reported." implies reporting it)
   2: an explicit fix (e.g. "Report the mean and standard deviation over five seeds.")
 
 D5_tone: how is it said?
@@ -51,8 +54,7 @@ You analyse scientific peer reviews. Your only output is one JSON object.
 Task: break the review into atomic review comments (ARCs) and score each one.
 
 How to split:
-- One ARC = one point. If a sentence makes two separate critiques, make two ARCs; if one point
-  spans several sentences, keep it as one ARC.
+- One ARC = one point. If a sentence makes two separate critiques, make two ARCs.
 - Cover every point of the review: summary, strengths, weaknesses, questions and suggestions.
   Score or rating lines in the review text (e.g. "Soundness: 3 good") are points too.
 - A non-empty review always yields at least one ARC.
@@ -70,8 +72,8 @@ For each ARC give:
 {RUBRIC}
 Reply with exactly this shape and nothing else:
 {{"atomic_comments": [{{"arc_id": "ARC_01", "section": "...", "comment_type": "...",
-  "content": "...", "anchor_quote": "...", "D1_actionability": 0, "D2_specificity": 0,
-  "D3_justification": 0, "D4_solution": 0, "D5_tone": 0}}]}}
+  "content": "...", "anchor_quote": "...", "D1_actionability": 1, "D2_specificity": 2,
+  "D3_justification": 1, "D4_solution": 0, "D5_tone": 2}}]}}
 """)
 
 SCORE_ONLY = """\

@@ -2,10 +2,13 @@
 
 The economical protocol's DoA step (``pipelines/protocol.py``). It asks for the decisions of the
 three reference steps (``depth.segment`` → ``depth.classify`` → ``depth.ground``) at once, with
-their definitions, and :func:`split_analysis` converts the answer into exactly the outputs those
-steps produce after their own ``finalize`` (units indexed in order, roles and aspects
+their definitions, and :func:`split_analysis` converts the answer into outputs of the same shape
+as those steps produce after their own ``finalize`` (units indexed in order, roles and aspects
 normalised, grounding attached by index and clamped), so the dimension and the metrics are the
-same code under both protocols. A grounding score given to a Claim is not read: only premises
+same code under both protocols. The decisions are not the same: the model makes all three in one
+context (it labels units it has just cut, grades premises it has just labelled), where the
+reference makes each in a call of its own; docs/fidelity.md, "Judge prompts against the
+original code". A grounding score given to a Claim is not read: only premises
 are graded, as in the reference.
 """
 

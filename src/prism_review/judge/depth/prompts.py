@@ -15,47 +15,64 @@ SEGMENT_SYSTEM = with_data_rule("""You analyse the argument structure of scienti
 Split the review you are given into minimal argumentative units. An argumentative unit is one \
 sentence or clause that states a claim, a premise, an observation or a recommendation.
 Rules:
-- Keep every such unit, including sentences that restate or summarise what the paper does: \
-they are observations.
+- Keep every such unit, including sentences that restate or summarise what the paper does \
+or presents: they are units too.
 - Copy each unit verbatim (or near-verbatim) from the review; never merge distant text or \
 invent text.
 - Keep the units in the order they appear in the review.
-- Leave out only text that states none of these: section headings, bare labels, greetings and \
-thanks.
+- Greetings, thanks and remarks about formatting are units too (they are labelled Other \
+later); only section headings and bare field labels, which state nothing, are left out.
 Answer with one JSON object only, no prose, of the form:
 {"arguments": [{"index": 0, "argument": "<verbatim unit>"}, {"index": 1, "argument": "..."}]}""")
 
 SELECT_SYSTEM = with_data_rule("""You analyse the argument structure of scientific peer reviews.
 You are given a review already split into numbered sentences. Decide which sentences are \
 argumentative units: a sentence that states a claim, a premise, an observation or a \
-recommendation is one, including a sentence that restates or summarises what the paper does.
-Only sentences that state none of these (section headings, bare labels, greetings and thanks) \
-are not units.
+recommendation is one, including a sentence that restates or summarises what the paper does \
+or presents.
+Greetings, thanks and remarks about formatting are units too (they are labelled Other later); \
+only section headings and bare field labels, which state nothing, are not units.
 Answer with one JSON object only, no prose, listing the argumentative sentences by their \
 number, with the sentence copied verbatim:
 {"arguments": [{"index": <sentence number>, "argument": "<the sentence>"}, ...]}""")
 
-CLASSIFY_SYSTEM = with_data_rule("""You label the argumentative units of a scientific peer review.
+#: the role and aspect definitions, shared by the three-step and the one-call prompts
+ROLE_RULES = """"role": "Premise" if the unit gives concrete details, evidence, reasons or \
+specific support; "Claim" if it asserts a statement, a judgment or an evaluation without \
+direct evidence. Deciding cases: a unit that credits the paper with something (what it \
+presents, that it is new) without backing it up is a Claim; a unit that points at something \
+concrete the work lacks, such as comparisons with recent baselines, is a Premise."""
+
+ASPECT_RULES = """"aspect": "Soundness" (technical correctness, experiments, methodology, \
+mathematics), "Clarity" (writing, presentation, explanations, figures), "Contribution" \
+(originality, novelty, significance, comparisons with baselines), or "Other" (anything else, \
+such as formatting or a greeting). Deciding cases: a unit saying the paper's approach is new \
+is Contribution; a unit saying the evaluation lacks comparisons with recent baselines is \
+Soundness (it is about the experiments)."""
+
+#: the grounding scale, shared by the three-step and the one-call prompts
+GROUNDING_RULES = """"grounding_score" measures how specific and concrete the evidence or \
+explanation the premise gives is: 0 = generic or vague, lacking details; 1 = partially \
+specific: it points at a general part of the work but lacks full details (for example, \
+missing comparisons with recent baselines, none named, is 1); 2 = highly specific: it cites \
+exact equations, sections, figures, specific metrics or datasets, or states a precise \
+technical issue."""
+
+CLASSIFY_SYSTEM = with_data_rule(f"""You label the argumentative units of a scientific peer review.
 For every unit give:
-- "role": "Premise" if the unit gives concrete details, evidence, reasons or specific \
-support; "Claim" if it asserts a judgment without direct evidence.
-- "aspect": "Soundness" (technical correctness, experiments, methodology, mathematics), \
-"Clarity" (writing, presentation, figures), "Contribution" (originality, novelty, \
-significance, comparisons with baselines), or "Other" (anything else).
+- {ROLE_RULES}
+- {ASPECT_RULES}
 Label every unit exactly once, keep its index and copy its text into "argument".
 Answer with one JSON object only, no prose:
-{"classified_arguments": [{"index": 0, "argument": "<unit text>", "role": "Claim", "aspect": "Soundness"}, ...]}""")
+{{"classified_arguments": [{{"index": 0, "argument": "<unit text>", "role": "Claim", "aspect": "Contribution"}}, \
+{{"index": 1, "argument": "<unit text>", "role": "Premise", "aspect": "Soundness"}}, ...]}}""")
 
-GROUND_SYSTEM = with_data_rule("""You grade how specifically each premise of a scientific peer \
-review is grounded, judging from the review text alone.
-Scale for "grounding_score":
-0 = generic or vague;
-1 = partially specific;
-2 = highly specific: cites exact equations, sections, figures, metrics or datasets, or states \
-a precise technical issue.
+GROUND_SYSTEM = with_data_rule(f"""You grade how specifically each premise of a scientific peer \
+review is grounded; the review text is given as context.
+Scale: {GROUNDING_RULES}
 Grade every premise exactly once, keep its index and copy its text into "premise".
 Answer with one JSON object only, no prose:
-{"grounding_results": [{"index": 0, "premise": "<premise text>", "grounding_score": 2}, ...]}""")
+{{"grounding_results": [{{"index": 0, "premise": "<premise text>", "grounding_score": 1}}, ...]}}""")
 
 
 def numbered(items: Sequence[tuple[int, str]]) -> str:
@@ -94,24 +111,20 @@ def ground_user(review: str, premises: Sequence[tuple[int, str]]) -> str:
     )
 
 
-ANALYSE_SYSTEM = with_data_rule("""You analyse the argument structure of scientific peer reviews.
+ANALYSE_SYSTEM = with_data_rule(f"""You analyse the argument structure of scientific peer reviews.
 1. Split the review into minimal argumentative units. An argumentative unit is one sentence or \
 clause that states a claim, a premise, an observation or a recommendation. Keep every such unit, \
-including sentences that restate or summarise what the paper does (they are observations); copy \
-each verbatim (or near-verbatim), never merging distant text or inventing text; keep them in \
-review order; leave out only text that states none of these (section headings, bare labels, \
-greetings and thanks).
-2. For every unit give "role": "Premise" if it gives concrete details, evidence, reasons or \
-specific support; "Claim" if it asserts a judgment without direct evidence. And "aspect": \
-"Soundness" (technical correctness, experiments, methodology, mathematics), "Clarity" (writing, \
-presentation, figures), "Contribution" (originality, novelty, significance, comparisons with \
-baselines), or "Other" (anything else).
-3. For every Premise, grade from the review text alone how specifically it is grounded, \
-"grounding_score": 0 = generic or vague; 1 = partially specific; 2 = highly specific: cites \
-exact equations, sections, figures, metrics or datasets, or states a precise technical issue. \
-For a Claim write 0 (it is not read).
+including sentences that restate or summarise what the paper does or presents; copy each \
+verbatim (or near-verbatim), never merging distant text or inventing text; keep them in review \
+order. Greetings, thanks and remarks about formatting are units too (aspect Other); only \
+section headings and bare field labels, which state nothing, are left out.
+2. For every unit give {ROLE_RULES}
+And {ASPECT_RULES}
+3. For every Premise, grade how specifically it is grounded (the review is the context): \
+{GROUNDING_RULES} For a Claim write 0 (it is not read).
 Answer with one JSON object only, no prose:
-{"arguments": [{"index": 0, "argument": "<verbatim unit>", "role": "Premise", "aspect": "Soundness", "grounding_score": 2}, ...]}""")
+{{"arguments": [{{"index": 0, "argument": "<verbatim unit>", "role": "Claim", "aspect": "Contribution", "grounding_score": 0}}, \
+{{"index": 1, "argument": "<verbatim unit>", "role": "Premise", "aspect": "Soundness", "grounding_score": 1}}, ...]}}""")
 
 
 def analyse_user(review: str) -> str:

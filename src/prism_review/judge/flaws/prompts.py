@@ -13,19 +13,20 @@ from prism_review.judge.flaws.models import ConsolidateInput, MapBatchInput, Map
 from prism_review.judge.flaws.taxonomy import taxonomy_text
 
 CONSOLIDATE_SYSTEM = """You are the meta-reviewer of a scientific paper. Several reviewers \
-wrote reviews of it. Collect every weakness, concern, criticism or request for change that any \
-reviewer raised, and organise them into a list of distinct micro-flaws.
+wrote reviews of it. Consolidate their arguments: every distinct weakness that any reviewer \
+raised becomes one micro-flaw.
 
 How to form micro-flaws:
-- One micro-flaw is one specific problem. Arguments about different conceptual, methodological \
-or experimental problems are separate flaws, even when they share a topic (a missing baseline A \
-and a missing baseline B are two flaws).
-- Put arguments into the same flaw only when they point at the same specific problem. \
-Arguments of the same nature or the same severity level may be grouped (for example, \
-assorted presentation problems can form one clarity flaw).
+- Arguments about different conceptual, methodological or experimental problems are separate \
+flaws, even when they share a topic: group arguments only when they point at the same \
+specific problem of the paper (a missing baseline A and a missing baseline B are two flaws).
+- Arguments of the same nature or the same severity level should be grouped into one flaw, \
+even when they point at different sections of the paper: for example, a broken cross-reference, \
+an equation whose dimensions do not match and an unclear section together form one general \
+clarity flaw.
 - Never force an argument into a type that does not fit; use the matching "Other ..." type.
 - There is no limit on the number of flaws; many flaws may share a topic.
-- Ignore praise, summaries of the paper and neutral questions that express no concern.
+- Praise and summaries of the paper are not weaknesses.
 
 Classify each flaw with exactly one topic and one type from this taxonomy, written as \
 "<n>. <Topic> - <Type>":
@@ -72,7 +73,8 @@ Evaluate every flaw id you are given. Reply with one JSON object and nothing els
 _MAP_RULES = """Rules:
 - Use only issue ids from the bank. List each issue the review raises once, at its first \
 mention, in the order the review raises them (merge repeated mentions into the first).
-- Skip sentences that match no issue, praise and neutral summaries.
+- Skip sentences that match no issue, praise, neutral summaries and questions that raise no \
+issue of the bank.
 - "section_name": the review's own section where the issue appears (for example Weaknesses, \
 Questions, Limitations); infer a fitting name when the review has no headers.
 - "anchor_quote": 5 to 20 words copied verbatim from the review where it raises the issue.

@@ -45,6 +45,8 @@ class ClaimsInput(BaseModel):
     review_id: str = ""
     #: sanitised, truncated review text
     review: str
+    #: cut an LLM's claim texts as the original did (:func:`reference_cut`)
+    compat: bool = False
 
 
 class ClaimsOutput(BaseModel):
@@ -76,12 +78,24 @@ def first_sentences(text: str, n: int = 2) -> str:
     return " ".join(parts[:n]).strip()
 
 
-def normalize_claims(raw: list[ClaimOut], review: str) -> list[dict[str, Any]]:
-    """Verbatim filters, enum defaults and ``C<i>`` ids (see the module docstring)."""
+_PIECE = re.compile(r"[^.!?]*[.!?]|[^.!?]+\Z")
+
+
+def reference_cut(text: str, n: int = 2) -> str:
+    """The original's cut of a claim (``_limit_sentences``): a piece ends at *every* ``.``, ``!``
+    or ``?`` (so at "e.g." and inside "0.5"), the first ``n`` pieces are stripped and re-joined
+    with one space. "e.g. X" becomes "e. g.", which the verbatim test then fails to find."""
+    pieces = [m.group().strip() for m in _PIECE.finditer(text.strip())]
+    return " ".join([p for p in pieces if p][:n])
+
+
+def normalize_claims(raw: list[ClaimOut], review: str, *, compat: bool = False) -> list[dict[str, Any]]:
+    """Verbatim filters, enum defaults and ``C<i>`` ids (see the module docstring); ``compat``
+    cuts claim texts with :func:`reference_cut` instead of at sentence ends."""
     out: list[dict[str, Any]] = []
     seen: set[str] = set()
     for c in raw:
-        text = first_sentences(c.text or "")
+        text = reference_cut(c.text or "") if compat else first_sentences(c.text or "")
         if not text or not cues.is_verbatim(text, review) or cues.ws(text) in seen:
             continue
         seen.add(cues.ws(text))
@@ -134,7 +148,8 @@ class ClaimsStep(JudgeStep[ClaimsInput, ClaimsOutput]):
 
     def finalize(self, inp: ClaimsInput, out: ClaimsOutput) -> ClaimsOutput:
         """Verbatim filters and ids; the reference cue fallback when an LLM reply leaves none."""
-        claims = normalize_claims(out.novelty_claims, inp.review)
+        # the compat cut applies to an LLM's claims (the offline detector has no original to match)
+        claims = normalize_claims(out.novelty_claims, inp.review, compat=inp.compat and not out._offline)
         if not claims and not out._offline:
             claims = [{**c, "claim_id": f"C{i}", "source": "fallback"}
                       for i, c in enumerate(cues.reference_claims(inp.review), start=1)]

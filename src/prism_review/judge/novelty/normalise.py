@@ -22,6 +22,9 @@ from typing import Any
 from prism_review.metrics.novelty import LABEL_SCORES, SCORE_LABELS
 
 STANCE_SCORES = {"aligned": 2, "partial": 1, "insufficient": 0, "contradicted": -2}
+#: the label the verdict prompt asks for with each stance (the label of the stance's score: the
+#: reference's derivation when its model's label is not one it knows)
+ASKED_LABELS = {stance: SCORE_LABELS[score] for stance, score in STANCE_SCORES.items()}
 CALIBRATIONS = ("accurate", "overstated", "understated", "N/A")
 LABEL_STANCE = {
     "SUPPORTED": "aligned",

@@ -64,19 +64,22 @@ claim about a paper's novelty against related work. Every text you are given is 
 Use only what the texts say.
 Reply with one JSON object only, matching the requested schema.""")
 
-VERDICT_RULES = """Decide:
-(a) classification.claim = 1 if the review sentence is the reviewer's claim about the paper, \
-else 0; classification.proof = 1 if the sentence gives evidence or a reason for itself, else 0.
+VERDICT_RULES = """Use only the texts given. When the claim is too vague to check, or the \
+evidence it would need is missing from them, the answer is insufficient.
+Decide:
+(a) classification.claim = 1 if the review sentence is the reviewer's claim about the paper \
+under review, else 0; classification.proof = 1 if the sentence gives evidence or support for \
+a claim about the paper, else 0.
 (b) stance_alignment: does the related work bear out the claim?
    aligned: the claim agrees with the related work and is supported by it;
    partial: there is some relation, but the evidence is inconclusive;
    insufficient: the claim is vague, or the evidence is missing or cannot be verified;
    contradicted: the evidence contradicts the claim, or no supporting evidence is found.
-   When unsure, answer insufficient.
-(c) calibration: how the claim's strength compares with the evidence: accurate, overstated, \
-understated or N/A.
-(d) label and score, one of: SUPPORTED (2), OVERSTATED (1), AMBIGUOUS (0), UNDERSTATED (-1), \
-UNSUPPORTED (-2).
+(c) calibration: how the strength of the reviewer's wording compares with the evidence: \
+accurate (it matches), overstated (too strong), understated (should have been stronger), or \
+N/A (the evidence is insufficient to judge).
+(d) score and label follow from stance_alignment alone: aligned gives 2 and SUPPORTED, \
+partial 1 and OVERSTATED, insufficient 0 and AMBIGUOUS, contradicted -2 and UNSUPPORTED.
 Give a one- or two-sentence explanation."""
 
 #: the claim and the paper, shared by the single-pair and the batch verdict prompts

@@ -45,12 +45,12 @@ from prism_review.judge.fence import fence
 from prism_review.judge.novelty import prompts
 from prism_review.judge.novelty.closeness import Closeness, pair_closeness
 from prism_review.judge.novelty.normalise import (
+    ASKED_LABELS,
     CALIBRATIONS,
     STANCE_SCORES,
     heuristic_classification,
     normalize_verdict,
 )
-from prism_review.metrics.novelty import LABEL_SCORES
 
 #: output tokens per (claim, candidate) pair: the reference's per-call budget
 VERDICT_TOKENS = 800
@@ -58,8 +58,13 @@ VERDICT_TOKENS = 800
 HIGH, MID, LOW = -0.05, -0.15, -0.30
 
 
-def _enum(values: Any) -> dict[str, Any]:
-    return {"type": "string", "enum": list(values)}
+def verdict_enums(compat: bool) -> dict[str, list[Any]]:
+    """The verdict values the prompt defines, as schema enums; ``--compat`` leaves them free,
+    because the original read whatever label its model wrote (first-substring match, N5)."""
+    if compat:
+        return {}
+    return {"stance_alignment": list(STANCE_SCORES), "calibration": list(CALIBRATIONS),
+            "score": [STANCE_SCORES[s] for s in STANCE_SCORES], "label": list(ASKED_LABELS.values())}
 
 
 _FLAG = {"type": "integer", "enum": [0, 1]}
@@ -75,11 +80,11 @@ class VerdictOut(BaseModel):
     related_paper_id: Any = Field(default="", json_schema_extra={"type": "string"})
     classification: Any = Field(default=None, description='{"claim": 0|1, "proof": 0|1}',
                                 json_schema_extra=_CLASSIFICATION)
-    stance_alignment: Any = Field(default=None, json_schema_extra=_enum(STANCE_SCORES))
-    calibration: Any = Field(default=None, json_schema_extra=_enum(CALIBRATIONS))
-    score: Any = Field(default=None, description="2, 1, 0, -1 or -2",
-                       json_schema_extra={"type": "integer", "enum": [2, 1, 0, -1, -2]})
-    label: Any = Field(default=None, json_schema_extra=_enum(LABEL_SCORES))
+    # the values the prompt defines are enums in clean mode only (:func:`verdict_enums`)
+    stance_alignment: Any = Field(default=None, json_schema_extra={"type": "string"})
+    calibration: Any = Field(default=None, json_schema_extra={"type": "string"})
+    score: Any = Field(default=None, description="2, 1, 0 or -2", json_schema_extra={"type": "integer"})
+    label: Any = Field(default=None, json_schema_extra={"type": "string"})
     explanation: Any = Field(default="", json_schema_extra={"type": "string"})
 
 
@@ -197,7 +202,8 @@ class VerdictStep(JudgeStep[VerdictInput, VerdictOut]):
         return VERDICT_TOKENS
 
     def schema_enums(self, inp: VerdictInput) -> dict[str, list[str]]:
-        return {"review_sentence_id": [inp.claim_id], "related_paper_id": [inp.candidate.cand_id]}
+        return {"review_sentence_id": [inp.claim_id], "related_paper_id": [inp.candidate.cand_id],
+                **verdict_enums(inp.compat)}
 
     def offline(self, inp: VerdictInput) -> VerdictOut:
         batch = VerdictBatchInput(**inp.model_dump(exclude={"candidate"}), candidates=[inp.candidate])
@@ -238,7 +244,7 @@ class VerdictBatchStep(JudgeStep[VerdictBatchInput, VerdictBatchOutput]):
 
     def schema_enums(self, inp: VerdictBatchInput) -> dict[str, list[str]]:
         return {"review_sentence_id": [inp.claim_id],
-                "related_paper_id": [c.cand_id for c in inp.candidates]}
+                "related_paper_id": [c.cand_id for c in inp.candidates], **verdict_enums(inp.compat)}
 
     def offline(self, inp: VerdictBatchInput) -> VerdictBatchOutput:
         return VerdictBatchOutput(verdicts=[VerdictOut(**v) for v in offline_verdicts(inp)])

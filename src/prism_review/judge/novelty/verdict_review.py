@@ -26,6 +26,7 @@ from prism_review.judge.novelty.verdict import (
     _finalize_one,
     offline_verdicts,
     related_blocks,
+    verdict_enums,
 )
 
 #: output tokens per pair: one verdict with a one-sentence explanation
@@ -131,7 +132,7 @@ class VerdictReviewStep(JudgeStep[VerdictReviewInput, VerdictReviewOutput]):
 
     def schema_enums(self, inp: VerdictReviewInput) -> dict[str, list[str]]:
         return {"review_sentence_id": [c.claim_id for c in inp.claims],
-                "related_paper_id": [c.cand_id for c in inp.candidates]}
+                "related_paper_id": [c.cand_id for c in inp.candidates], **verdict_enums(inp.compat)}
 
     def offline(self, inp: VerdictReviewInput) -> VerdictReviewOutput:
         return VerdictReviewOutput(claims=[
