@@ -33,6 +33,7 @@ from prism_review.data.paper_metadata import (
     guess_title_abstract,
 )
 from prism_review.data.safepath import UnsafePathError, check_id, inside
+from prism_review.names import reserved_name_problem
 from prism_review.records import Decision, Paper, Review
 from prism_review.systems import registry
 from prism_review.systems.base import read_json, read_text
@@ -335,6 +336,12 @@ def byo_systems(vdir: Path, report: Any = None) -> list[str]:
     out = []
     for child in sorted(vdir.iterdir()) if vdir.is_dir() else []:
         if child.name.startswith(".") or not is_byo_folder(child):
+            continue
+        problem = reserved_name_problem(child.name)
+        if problem is not None:
+            if report is not None:
+                report(DataError(child, f"not a usable reviewer system name: {problem} (skipped; "
+                                 "rename the folder)"))
             continue
         if child.name.lower() in known:
             if child.name not in builtin_folders() and report is not None:

@@ -35,6 +35,7 @@ from prism_review.data import layout as L
 from prism_review.data.errors import DataError
 from prism_review.data.paper_metadata import read_paper_metadata
 from prism_review.data.safepath import inside
+from prism_review.names import reserved_name_problem
 from prism_review.systems.base import read_json, read_text
 from prism_review.venues import VENUES, get_venue
 
@@ -170,6 +171,10 @@ def _check_venue(L, vid, vdir: Path, require_all: bool, add) -> None:  # type: i
             or child.name == "papers"
             or not byo.is_byo_folder(child)
         ):
+            continue
+        problem = reserved_name_problem(child.name)
+        if problem is not None:
+            add(child, f"not a usable reviewer system name: {problem} (rename the folder)")
             continue
         if child.name.lower() in {n.lower() for s in specs.values() for n in (s.id, s.folder)}:
             add(child, "a bring-your-own JSONL folder may not reuse a built-in system name")
