@@ -129,6 +129,8 @@ class EvalLayout:
         ids = read_manifest(path, unsafe)
         for err in unsafe:
             self._problem(err)
+        if not ids and not unsafe:  # an empty manifest would evaluate no paper with exit 0
+            raise DataError(path, "manifest lists no paper id")
         return ids
 
     def _manifest(self, venue: str, manifest: str) -> Path | None:
