@@ -23,6 +23,7 @@ def iter_lines(path: str | Path) -> Iterator[tuple[int, bytes]]:
     """Yield ``(line_number, raw_line)`` (1-based, without the ``\\n``), streaming the file."""
     buf = b""
     lineno = 0
+    limits.check_regular(path)  # a named pipe would block the open below
     with open(path, "rb") as fh:
         while chunk := fh.read(_CHUNK):
             buf += chunk

@@ -149,7 +149,8 @@ def _check_venue(L, vid, vdir: Path, require_all: bool, add) -> None:  # type: i
         # every review file is checked, also those of papers whose text is broken or missing
         ok: set[Path] = set()
         for path in sorted(sdir.iterdir()):
-            wanted = path.is_file() and path.name.endswith(spec.suffixes)
+            # not only regular files: a named pipe or device is checked and refused by name
+            wanted = not path.is_dir() and path.name.endswith(spec.suffixes)
             if (
                 wanted
                 and not path.name.startswith(".")

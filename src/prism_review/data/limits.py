@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import stat
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -111,14 +112,34 @@ def _deeper_than(value: Any, limit: int) -> bool:
     return False
 
 
-def check_file_size(path: Path | str, limit: int | None = None) -> None:
-    """:class:`DataError` when ``path`` is larger than ``limit`` bytes (default
-    :data:`MAX_FILE_BYTES`, read at call time); nothing is read."""
-    limit = MAX_FILE_BYTES if limit is None else limit
+_NOT_REGULAR = ((stat.S_ISFIFO, "a named pipe"), (stat.S_ISCHR, "a character device"),
+                (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"),
+                (stat.S_ISDIR, "a folder"))
+
+
+def check_regular(path: Path | str) -> os.stat_result | None:
+    """:class:`DataError` when ``path`` (followed through links) is not a regular file: opening a
+    named pipe blocks until someone writes to it, a device never ends. None when it cannot be
+    stat'ed (the read that follows reports it, naming the file)."""
     try:
-        size = os.stat(path).st_size
+        st = os.stat(path)
     except OSError:
+        return None
+    for test, what in _NOT_REGULAR:
+        if test(st.st_mode):
+            raise DataError(path, f"not a regular file ({what}; refused)")
+    return st
+
+
+def check_file_size(path: Path | str, limit: int | None = None) -> None:
+    """:class:`DataError` when ``path`` is not a regular file (:func:`check_regular`) or is
+    larger than ``limit`` bytes (default :data:`MAX_FILE_BYTES`, read at call time); nothing is
+    read."""
+    limit = MAX_FILE_BYTES if limit is None else limit
+    st = check_regular(path)
+    if st is None:
         return  # the read that follows reports it, naming the file
+    size = st.st_size
     if size > limit:
         raise DataError(path, f"file is {size:,} bytes, over the {limit:,}-byte limit (refused)")
 
