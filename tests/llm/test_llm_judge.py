@@ -423,4 +423,4 @@ async def test_misspelt_step_settings_are_reported(llm_server, loopback_judge, t
     judge = loopback_judge(config_path=config)
     assert (await judge.run(LabelStep(), LabelIn(text="a"))).ok
     # the typo applies to no step that ran; the prefix and the environment entry did apply
-    assert judge.unused_step_settings() == ["config file: test.lable"]
+    assert judge.unused_step_settings() == [f"config file {config}: test.lable"]  # names the file

@@ -118,7 +118,7 @@ def test_bad_config_values(tmp_path, text, match):
 
 
 def test_bad_env_value_names_the_source():
-    with pytest.raises(ConfigError, match="environment: temperature='hot'"):
+    with pytest.raises(ConfigError, match="environment variable PRISM_TEMPERATURE: temperature='hot'"):
         Settings(env={"PRISM_TEMPERATURE": "hot"})
 
 

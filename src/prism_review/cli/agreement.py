@@ -10,6 +10,8 @@ from typing import Annotated, Any
 
 import typer
 
+from prism_review.cli.llm_options import setting
+
 
 def agreement(
     dataset: Annotated[
@@ -30,7 +32,7 @@ def agreement(
     as_json: Annotated[bool, typer.Option("--json", help="Print one flat JSON object")] = False,
     base_url: Annotated[str | None, typer.Option("--base-url", help="OpenAI-compatible server URL")] = None,
     config: Annotated[Path | None, typer.Option("--config", help="Judge config file")] = None,
-    concurrency: Annotated[int, typer.Option("--concurrency")] = 8,
+    concurrency: Annotated[int, typer.Option("--concurrency", callback=setting("concurrency"))] = 8,
 ) -> None:
     """Print per-task agreement metrics (macro-F1, Spearman, accuracy) with counts."""
     from prism_review.agreement import get_dataset

@@ -46,6 +46,19 @@ def _metric_keys(dimension: str, rows: list[ResultRow], wanted: list[str] | None
     return ordered or present
 
 
+def _check_metrics(rows: list[ResultRow], wanted: list[str] | None) -> None:
+    """Exit 2 naming the valid metrics when ``--metric`` names one no row holds (it would
+    compare nothing and print an empty table)."""
+    from prism_review.names import UnknownNameError
+
+    present = {k for r in rows for k, v in r.metrics.items()
+               if isinstance(v, int | float) and not isinstance(v, bool)}
+    for name in wanted or []:
+        if name not in present:
+            typer.echo(f"error: {UnknownNameError('metric', name, present)}", err=True)
+            raise typer.Exit(2)
+
+
 def _dimension(name: str) -> Dimension | None:
     from prism_review.dimensions.base import get_dimension
 
@@ -218,7 +231,7 @@ def compare(
             "--compat", help="Reference subgroups (null rating = 0, no decision = reject)"
         ),
     ] = False,
-    n_bootstrap: Annotated[int, typer.Option("--n-bootstrap")] = 10_000,
+    n_bootstrap: Annotated[int, typer.Option("--n-bootstrap", min=1)] = 10_000,
     as_json: Annotated[bool, typer.Option("--json", help="Print the full result as JSON")] = False,
 ) -> None:
     """Paired comparison of two systems per metric: difference, CI, Holm p, Cliff's delta;
@@ -247,6 +260,7 @@ def compare(
     if not rows:
         typer.echo("error: no result rows match", err=True)
         raise typer.Exit(1)
+    _check_metrics(rows, metric)
     from prism_review.pipelines.pairing import UnknownGroup
 
     try:

@@ -12,6 +12,8 @@ from rich.live import Live
 from rich.markup import escape
 from rich.table import Table
 
+from prism_review.cli.llm_options import setting
+
 console = Console(stderr=True)
 
 
@@ -73,7 +75,7 @@ def evaluate(
     ] = None,
     workers: Annotated[
         int,
-        typer.Option("--workers", help="Offline judge, --engine local: worker processes (e.g. 2 on 2 cores; 1: in this process)"),
+        typer.Option("--workers", min=1, help="Offline judge, --engine local: worker processes (e.g. 2 on 2 cores; 1: in this process)"),
     ] = 1,
     venue: Annotated[list[str] | None, typer.Option("--venue", help="Venue(s) to include (repeatable)")] = None,
     system: Annotated[list[str] | None, typer.Option("--system", help="System(s) to evaluate (repeatable)")] = None,
@@ -106,15 +108,15 @@ def evaluate(
     by_venue: Annotated[bool, typer.Option("--by-venue", help="Also print per-venue tables")] = False,
     concurrency: Annotated[
         int | None,
-        typer.Option("--concurrency", help="LLM connections and units in flight (default: config/env, else 8)"),
+        typer.Option("--concurrency", callback=setting("concurrency"), help="LLM connections and units in flight (default: config/env, else 8)"),
     ] = None,
     base_url: Annotated[str | None, typer.Option("--base-url", help="OpenAI-compatible server URL")] = None,
     config: Annotated[Path | None, typer.Option("--config", help="Judge config file (TOML/YAML)")] = None,
     cache_dir: Annotated[Path | None, typer.Option("--cache-dir", help="LLM response cache folder")] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not read or write the LLM cache")] = False,
-    max_errors: Annotated[int | None, typer.Option("--max-errors", help="Stop after this many failed calls (0: never stop)")] = None,
-    rpm: Annotated[int | None, typer.Option("--rpm", help="Requests-per-minute limit")] = None,
-    tpm: Annotated[int | None, typer.Option("--tpm", help="Tokens-per-minute limit")] = None,
+    max_errors: Annotated[int | None, typer.Option("--max-errors", callback=setting("max_errors"), help="Stop after this many failed calls (0: never stop)")] = None,
+    rpm: Annotated[int | None, typer.Option("--rpm", callback=setting("rpm"), help="Requests-per-minute limit")] = None,
+    tpm: Annotated[int | None, typer.Option("--tpm", callback=setting("tpm"), help="Tokens-per-minute limit")] = None,
     retrieval: Annotated[str | None, typer.Option("--retrieval", help="Novelty retrieval: local | s2 | none")] = None,
     index_dir: Annotated[Path | None, typer.Option("--index-dir", help="Local literature index (prism index build)")] = None,
     human_aggregation: Annotated[

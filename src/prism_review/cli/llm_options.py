@@ -14,13 +14,31 @@ from rich.console import Console
 
 console = Console(stderr=True)
 
+
+def setting(field: str) -> Any:
+    """A typer callback checking an option against the range of the judge setting ``field``
+    (:func:`prism_review.llm.settings.check_setting`, the check the config file and the
+    environment get): a bad value is a usage error (exit 2) before anything runs."""
+
+    def check(value: Any) -> Any:
+        from prism_review.llm.errors import ConfigError
+        from prism_review.llm.settings import check_setting  # not at import: the CLI starts fast
+
+        try:
+            return check_setting(field, value, "option")
+        except ConfigError as exc:
+            raise typer.BadParameter(str(exc).removeprefix("option: ")) from None
+
+    return check
+
+
 JudgeOpt = Annotated[str, typer.Option("--judge", help="openai/<model> | gemini/<model> | openai-compatible/<model>@<url>")]
 BaseUrlOpt = Annotated[str | None, typer.Option("--base-url", help="OpenAI-compatible server URL")]
 ConfigOpt = Annotated[Path | None, typer.Option("--config", help="Judge config file (TOML/YAML)")]
 CacheOpt = Annotated[Path | None, typer.Option("--cache-dir", help="LLM response cache folder")]
 NoCacheOpt = Annotated[bool, typer.Option("--no-cache", help="Do not read or write the LLM cache")]
-ConcOpt = Annotated[int, typer.Option("--concurrency", help="Items in flight")]
-MaxErrOpt = Annotated[int | None, typer.Option("--max-errors", help="Stop after this many failed calls")]
+ConcOpt = Annotated[int, typer.Option("--concurrency", callback=setting("concurrency"), help="Items in flight")]
+MaxErrOpt = Annotated[int | None, typer.Option("--max-errors", callback=setting("max_errors"), help="Stop after this many failed calls (0: never stop)")]
 AuditOpt = Annotated[Path | None, typer.Option("--audit", help="Write every LLM call to this JSONL audit log")]
 DataOpt = Annotated[Path | None, typer.Option("--data", help="Evaluation layout, papers.parquet, corpus venue folder/zip or ProReviewer (by shape); default: the bundled demo")]
 ProOpt = Annotated[Path | None, typer.Option("--proreviewer", help="ProReviewer parquet/arrow/JSONL file or folder")]

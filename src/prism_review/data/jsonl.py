@@ -23,6 +23,7 @@ def iter_lines(path: str | Path) -> Iterator[tuple[int, bytes]]:
     """Yield ``(line_number, raw_line)`` (1-based, without the ``\\n``), streaming the file."""
     buf = b""
     lineno = 0
+    limits.check_regular(path)  # a named pipe would block the open below
     with open(path, "rb") as fh:
         while chunk := fh.read(_CHUNK):
             buf += chunk
@@ -34,15 +35,18 @@ def iter_lines(path: str | Path) -> Iterator[tuple[int, bytes]]:
         yield lineno + 1, buf
 
 
-def iter_jsonl(path: str | Path, skips: SkipLog) -> Iterator[tuple[int, dict[str, Any]]]:
+def iter_jsonl(
+    path: str | Path, skips: SkipLog, *, allow_nan: bool = False
+) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield ``(line_number, object)`` for each non-blank line.
 
-    A line that is not UTF-8, not JSON or not an object is recorded in ``skips`` (or raises
+    A line that is not UTF-8, not JSON (numbers outside the parse limits included, see
+    :func:`~prism_review.data.limits.loads`) or not an object is recorded in ``skips`` (or raises
     :class:`DataError` when the log is strict).
     """
     for lineno, raw in iter_lines(path):
         if raw.strip():
-            obj = _object(path, lineno, raw, skips)
+            obj = _object(path, lineno, raw, skips, allow_nan)
             if obj is not None:
                 yield lineno, obj
 
@@ -58,7 +62,9 @@ def first_object(path: str | Path, skips: SkipLog) -> tuple[int, dict[str, Any]]
     return None
 
 
-def _object(path: str | Path, lineno: int, raw: bytes, skips: SkipLog) -> dict[str, Any] | None:
+def _object(
+    path: str | Path, lineno: int, raw: bytes, skips: SkipLog, allow_nan: bool = False
+) -> dict[str, Any] | None:
     """The object on one non-blank line, or None with the problem recorded in ``skips``."""
     where = f"line {lineno}"
     if len(raw) > limits.MAX_LINE_BYTES:
@@ -71,7 +77,7 @@ def _object(path: str | Path, lineno: int, raw: bytes, skips: SkipLog) -> dict[s
         skips.add(path, f"not valid UTF-8 (byte {exc.start})", record=where)
         return None
     try:
-        obj = loads(text)
+        obj = loads(text, allow_nan=allow_nan)
     except json.JSONDecodeError as exc:
         skips.add(path, json_problem(exc, lines=False), record=where)
         return None
@@ -84,5 +90,5 @@ def _object(path: str | Path, lineno: int, raw: bytes, skips: SkipLog) -> dict[s
 def read_jsonl(path: str | Path) -> list[dict[str, Any]]:
     """Every object of a JSON Lines file whose lines must all be good (human-labelled files,
     training data): a malformed line raises :class:`~prism_review.data.errors.DataError` naming
-    the file and line number. Accepts bare NaN (as Python's json does)."""
-    return [row for _, row in iter_jsonl(path, SkipLog(strict=True))]
+    the file and line number. Accepts bare NaN (these files mark a missing label so)."""
+    return [row for _, row in iter_jsonl(path, SkipLog(strict=True), allow_nan=True)]

@@ -33,6 +33,7 @@ from prism_review.data.paper_metadata import (
     guess_title_abstract,
 )
 from prism_review.data.safepath import UnsafePathError, check_id, inside
+from prism_review.names import reserved_name_problem
 from prism_review.records import Decision, Paper, Review
 from prism_review.systems import registry
 from prism_review.systems.base import read_json, read_text
@@ -128,6 +129,8 @@ class EvalLayout:
         ids = read_manifest(path, unsafe)
         for err in unsafe:
             self._problem(err)
+        if not ids and not unsafe:  # an empty manifest would evaluate no paper with exit 0
+            raise DataError(path, "manifest lists no paper id")
         return ids
 
     def _manifest(self, venue: str, manifest: str) -> Path | None:
@@ -335,6 +338,12 @@ def byo_systems(vdir: Path, report: Any = None) -> list[str]:
     out = []
     for child in sorted(vdir.iterdir()) if vdir.is_dir() else []:
         if child.name.startswith(".") or not is_byo_folder(child):
+            continue
+        problem = reserved_name_problem(child.name)
+        if problem is not None:
+            if report is not None:
+                report(DataError(child, f"not a usable reviewer system name: {problem} (skipped; "
+                                 "rename the folder)"))
             continue
         if child.name.lower() in known:
             if child.name not in builtin_folders() and report is not None:

@@ -35,6 +35,7 @@ from prism_review.data import layout as L
 from prism_review.data.errors import DataError
 from prism_review.data.paper_metadata import read_paper_metadata
 from prism_review.data.safepath import inside
+from prism_review.names import reserved_name_problem
 from prism_review.systems.base import read_json, read_text
 from prism_review.venues import VENUES, get_venue
 
@@ -148,7 +149,8 @@ def _check_venue(L, vid, vdir: Path, require_all: bool, add) -> None:  # type: i
         # every review file is checked, also those of papers whose text is broken or missing
         ok: set[Path] = set()
         for path in sorted(sdir.iterdir()):
-            wanted = path.is_file() and path.name.endswith(spec.suffixes)
+            # not only regular files: a named pipe or device is checked and refused by name
+            wanted = not path.is_dir() and path.name.endswith(spec.suffixes)
             if (
                 wanted
                 and not path.name.startswith(".")
@@ -170,6 +172,10 @@ def _check_venue(L, vid, vdir: Path, require_all: bool, add) -> None:  # type: i
             or child.name == "papers"
             or not byo.is_byo_folder(child)
         ):
+            continue
+        problem = reserved_name_problem(child.name)
+        if problem is not None:
+            add(child, f"not a usable reviewer system name: {problem} (rename the folder)")
             continue
         if child.name.lower() in {n.lower() for s in specs.values() for n in (s.id, s.folder)}:
             add(child, "a bring-your-own JSONL folder may not reuse a built-in system name")

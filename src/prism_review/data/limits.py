@@ -10,7 +10,9 @@ the cut is recorded by the caller (so a number computed on a cut text says so).
 from __future__ import annotations
 
 import json
+import math
 import os
+import stat
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +31,9 @@ MAX_FILE_BYTES = 128 << 20
 MAX_REVIEW_CHARS = 60_000
 #: longest paper text kept (characters); longer papers are cut
 MAX_PAPER_CHARS = 600_000
+#: most digits of a JSON integer (Python refuses to convert past 4,300 with a ValueError that
+#: no JSON handler catches; no score, id or count in a review file comes near 40)
+MAX_INT_DIGITS = 40
 
 
 class TooDeep(json.JSONDecodeError):
@@ -36,13 +41,44 @@ class TooDeep(json.JSONDecodeError):
     loader's existing handler reports it as invalid JSON, naming file and line)."""
 
 
-def loads(text: str | bytes, *, max_depth: int | None = None) -> Any:
-    """``json.loads`` that refuses nesting deeper than ``max_depth`` (default
-    :data:`MAX_JSON_DEPTH`) with :class:`TooDeep`."""
+class BadNumber(json.JSONDecodeError):
+    """A JSON number outside the parse limits: an integer of more than :data:`MAX_INT_DIGITS`
+    digits, a float that overflows to infinity, or a bare ``NaN``/``Infinity`` (a
+    :class:`json.JSONDecodeError`, so every loader reports it as invalid JSON naming the file and
+    line, and skips that file or line)."""
+
+
+def _number_hooks(doc: str, allow_nan: bool) -> dict[str, Any]:
+    def parse_int(digits: str) -> int:
+        if len(digits.lstrip("-")) > MAX_INT_DIGITS:
+            raise BadNumber(f"integer of {len(digits.lstrip('-')):,} digits, over the "
+                            f"{MAX_INT_DIGITS}-digit limit", doc, max(doc.find(digits), 0))
+        return int(digits)
+
+    def parse_float(text: str) -> float:
+        value = float(text)
+        if not allow_nan and not math.isfinite(value):
+            raise BadNumber(f"number {text[:20]}{'...' if len(text) > 20 else ''} overflows a "
+                            "float", doc, max(doc.find(text), 0))
+        return value
+
+    def parse_constant(name: str) -> float:
+        if not allow_nan:
+            raise BadNumber(f"{name} is not a number JSON allows", doc, max(doc.find(name), 0))
+        return float(name)
+
+    return {"parse_int": parse_int, "parse_float": parse_float, "parse_constant": parse_constant}
+
+
+def loads(text: str | bytes, *, max_depth: int | None = None, allow_nan: bool = False) -> Any:
+    """``json.loads`` within the parse limits: nesting deeper than ``max_depth`` (default
+    :data:`MAX_JSON_DEPTH`) raises :class:`TooDeep`; an integer past :data:`MAX_INT_DIGITS`
+    digits, a float overflowing to infinity and (unless ``allow_nan``: human-labelled files
+    hold ``NaN`` for a missing label) ``NaN``/``Infinity`` raise :class:`BadNumber`."""
     max_depth = MAX_JSON_DEPTH if max_depth is None else max_depth
     doc = text if isinstance(text, str) else text.decode("utf-8")
     try:
-        value = json.loads(doc)
+        value = json.loads(doc, **_number_hooks(doc, allow_nan))
     except RecursionError:
         raise TooDeep(f"nested deeper than {max_depth} levels", doc, 0) from None
     if _deeper_than(value, max_depth):
@@ -76,14 +112,34 @@ def _deeper_than(value: Any, limit: int) -> bool:
     return False
 
 
-def check_file_size(path: Path | str, limit: int | None = None) -> None:
-    """:class:`DataError` when ``path`` is larger than ``limit`` bytes (default
-    :data:`MAX_FILE_BYTES`, read at call time); nothing is read."""
-    limit = MAX_FILE_BYTES if limit is None else limit
+_NOT_REGULAR = ((stat.S_ISFIFO, "a named pipe"), (stat.S_ISCHR, "a character device"),
+                (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"),
+                (stat.S_ISDIR, "a folder"))
+
+
+def check_regular(path: Path | str) -> os.stat_result | None:
+    """:class:`DataError` when ``path`` (followed through links) is not a regular file: opening a
+    named pipe blocks until someone writes to it, a device never ends. None when it cannot be
+    stat'ed (the read that follows reports it, naming the file)."""
     try:
-        size = os.stat(path).st_size
+        st = os.stat(path)
     except OSError:
+        return None
+    for test, what in _NOT_REGULAR:
+        if test(st.st_mode):
+            raise DataError(path, f"not a regular file ({what}; refused)")
+    return st
+
+
+def check_file_size(path: Path | str, limit: int | None = None) -> None:
+    """:class:`DataError` when ``path`` is not a regular file (:func:`check_regular`) or is
+    larger than ``limit`` bytes (default :data:`MAX_FILE_BYTES`, read at call time); nothing is
+    read."""
+    limit = MAX_FILE_BYTES if limit is None else limit
+    st = check_regular(path)
+    if st is None:
         return  # the read that follows reports it, naming the file
+    size = st.st_size
     if size > limit:
         raise DataError(path, f"file is {size:,} bytes, over the {limit:,}-byte limit (refused)")
 

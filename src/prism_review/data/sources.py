@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from prism_review.data import limits
 from prism_review.data.errors import DataError
 from prism_review.data.source_base import HUMAN, Source, SourceItem, meta_from_reviews
 from prism_review.data.source_kinds import detect
@@ -47,7 +48,7 @@ def read_sample(path: Path) -> dict[str, list[str]]:
             raise DataError(path, f"cannot tell the venue from the name ({stem!r})") from None
         return {venue: read_manifest(path)}
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = limits.loads(path.read_bytes())
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise DataError(path, f"not a JSON sample manifest: {exc}") from exc
     venues = data.get("venues") if isinstance(data, dict) else None

@@ -27,7 +27,10 @@ from prism_review.judge.addressed import addressed_spans
 #: a JSON object key: a quoted name followed by a colon
 _JSON_KEY = re.compile(r'"[^"\n]{1,80}"\s*:')
 _CODE_FENCE = re.compile(r"^[ \t]*(```|~~~)[^\n]*$", re.M)
-_HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
+#: an HTML comment; an unclosed ``<!--`` is masked alone (the opener), never the text after it:
+#: a review holding one opener is still read whole (before, the rest of the review vanished
+#: from every offline step)
+_HTML_COMMENT = re.compile(r"<!--.*?-->|<!--", re.S)
 _TAG = re.compile(r"</?[A-Za-z][\w:-]*(?:\s[^<>\n]{0,300})?/?>")
 _FENCE_LOOKALIKE = re.compile(r"<<<[^\n]{0,200}?>>>|^[ \t]*(?:>>>|<<<)[ \t]*$", re.M)
 #: bracketed begin/end markers ("[END OF REVIEW TEXT]", "[BEGIN PAPER]")

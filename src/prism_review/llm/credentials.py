@@ -44,6 +44,54 @@ def mask_urls(text: str) -> str:
     return _URL.sub(lambda m: mask_url(m.group(0)) or "", text)
 
 
+#: command-line options whose value is a secret
+_SECRET_OPTIONS = ("--api-key",)
+
+
+def redact_argv(argv: list[str]) -> list[str]:
+    """``argv`` fit to be written down (a lock file, a manifest): every URL masked and the value
+    of ``--api-key`` (``--api-key K`` or ``--api-key=K``) replaced by ``***``."""
+    out: list[str] = []
+    hide = False
+    for arg in argv:
+        if hide:
+            out.append("***")
+            hide = False
+            continue
+        name, eq, _value = arg.partition("=")
+        if name in _SECRET_OPTIONS:
+            out.append(f"{name}=***" if eq else name)
+            hide = not eq
+            continue
+        out.append(mask_urls(arg))
+    return out
+
+
+def check_server_url(url: str) -> str:
+    """``url`` when it can address an LLM server as given, else ``ValueError`` (the message
+    shows the URL masked). Refused: a scheme other than http(s), no host, a ``user:password@``
+    part (httpx would send it as Basic auth in place of the provider's own key scheme: the key
+    goes in ``--api-key`` or the provider's variable), and a query string or fragment (the client
+    appends ``/chat/completions`` to the URL, so ``?api_key=`` would end up inside the path)."""
+    shown = mask_url(url)
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises ValueError on a bad port
+    except ValueError as exc:
+        raise ValueError(f"server URL {shown!r} is not a valid URL ({exc})") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError(f"server URL {shown!r} must be http(s)://host[:port]/path")
+    if "@" in parts.netloc:
+        raise ValueError(f"server URL {shown!r} holds a user name or password; they would be sent "
+                         "as HTTP Basic auth instead of the API key: remove them from the URL "
+                         "and pass the key with --api-key or the provider's key variable")
+    if parts.query or parts.fragment or url.rstrip().endswith(("?", "#")):
+        raise ValueError(f"server URL {shown!r} holds a query string or fragment, which would be "
+                         "sent inside the request path: give the server's base URL only (a key "
+                         "goes in --api-key or the provider's key variable)")
+    return url
+
+
 def host_of(url: str) -> str:
     """``host[:port]`` of ``url``, lower-case, without credentials."""
     parts = urlsplit(url)

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from importlib import metadata
 from typing import Any, Protocol, runtime_checkable
 
-from prism_review.llm.credentials import host_of, mask_url
+from prism_review.llm.credentials import check_server_url, host_of, mask_url
 from prism_review.llm.errors import ConfigError
 
 log = logging.getLogger("prism_review.llm")
@@ -332,6 +332,10 @@ def resolve_endpoint(spec: ModelSpec, *, api_key: str | None, base_url: str | No
                if unit.url_in_spec else "pass --base-url"
                + (f" or set {unit.base_url_var}" if unit.base_url_var else ""))
         raise ConfigError(f"{spec.name}: no server URL; {how}")
+    try:
+        check_server_url(url)
+    except ValueError as exc:
+        raise ConfigError(f"{spec.name}: {exc}") from None
     key = api_key or next((env[v] for v in unit.key_vars if env.get(v)), None)
     if not key:
         if unit.needs_key(unit, url):

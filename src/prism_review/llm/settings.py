@@ -61,6 +61,8 @@ from typing import Any
 
 import yaml
 
+from prism_review.data.errors import DataError
+from prism_review.data.limits import check_file_size, loads
 from prism_review.llm.errors import ConfigError
 
 DEFAULTS: dict[str, Any] = {
@@ -84,6 +86,31 @@ _TYPES: dict[str, type] = {
     "retry_max": float, "seed": int, "model": str, "prices": str,
 }
 _ENV_ALIASES = {"rpm": ("PRISM_RPM_LIMIT",), "tpm": ("PRISM_TPM_LIMIT",)}
+#: the valid range of each numeric setting: (lowest, whether the lowest itself is allowed,
+#: highest or None); checked in every layer and for the CLI options (:func:`check_setting`).
+#: ``rpm``/``tpm`` 0 and ``max_errors`` 0 mean "no limit"; a concurrency or timeout of 0 would
+#: hang or fail every call.
+RANGES: dict[str, tuple[float, bool, float | None]] = {
+    "temperature": (0.0, True, 2.0), "max_tokens": (1, True, None), "concurrency": (1, True, None),
+    "rpm": (0.0, True, None), "tpm": (0.0, True, None), "timeout": (0.0, False, None),
+    "max_errors": (0, True, None), "max_retries": (0, True, None), "retry_base": (0.0, True, None),
+    "retry_max": (0.0, True, None),
+}
+
+
+def check_setting(field: str, value: Any, source: str) -> Any:
+    """``value`` when it lies in :data:`RANGES` for ``field`` (finite), else a
+    :class:`ConfigError` naming ``source`` (the file, variable or option it came from)."""
+    if field not in RANGES or value is None or isinstance(value, bool):
+        return value
+    lo, lo_ok, hi = RANGES[field]
+    if not isinstance(value, int | float) or value != value or value in (float("inf"), -float("inf")):
+        raise ConfigError(f"{source}: {field}={value!r} is not a finite number")
+    if value < lo or (value == lo and not lo_ok) or (hi is not None and value > hi):
+        bound = f">= {lo:g}" if lo_ok else f"> {lo:g}"
+        bound += f" and <= {hi:g}" if hi is not None else ""
+        raise ConfigError(f"{source}: {field}={value!r} must be {bound}")
+    return value
 
 
 def _coerce(field: str, value: Any, source: str) -> Any:
@@ -95,9 +122,12 @@ def _coerce(field: str, value: Any, source: str) -> Any:
     try:
         if typ is int and isinstance(value, float) and not value.is_integer():
             raise ValueError
-        return typ(value)
-    except (TypeError, ValueError):
+        if typ is not str and isinstance(value, dict | list):
+            raise ValueError
+        out = typ(value)
+    except (TypeError, ValueError, OverflowError):
         raise ConfigError(f"{source}: {field}={value!r} is not a valid {typ.__name__}") from None
+    return check_setting(field, out, source)
 
 
 def load_config_file(path: str | Path) -> dict[str, Any]:
@@ -105,15 +135,19 @@ def load_config_file(path: str | Path) -> dict[str, Any]:
     p = Path(path)
     if not p.is_file():
         raise ConfigError(f"config file not found: {p}")
-    text = p.read_text(encoding="utf-8")
     try:
+        check_file_size(p, 1 << 20)
+        text = p.read_text(encoding="utf-8")
         if p.suffix.lower() == ".toml":
             data = tomllib.loads(text)
         elif p.suffix.lower() == ".json":
-            data = json.loads(text)
+            data = loads(text)
         else:
             data = yaml.safe_load(text) or {}
-    except (tomllib.TOMLDecodeError, yaml.YAMLError, json.JSONDecodeError) as exc:
+    except DataError as exc:
+        raise ConfigError(str(exc)) from None
+    except (tomllib.TOMLDecodeError, yaml.YAMLError, json.JSONDecodeError, UnicodeDecodeError,
+            OSError) as exc:
         raise ConfigError(f"cannot read config file {p}: {exc}") from None
     if not isinstance(data, dict):
         raise ConfigError(f"config file {p} must hold a table/mapping")
@@ -127,9 +161,11 @@ class Layer:
     """One precedence layer: global values plus per-step (prefix) values."""
 
     def __init__(self, name: str, globals_: Mapping[str, Any] | None = None,
-                 steps: Mapping[str, Mapping[str, Any]] | None = None) -> None:
+                 steps: Mapping[str, Mapping[str, Any]] | None = None,
+                 sources: Mapping[str, str] | None = None) -> None:
         self.name = name
-        self.globals = {k: _coerce(k, v, name) for k, v in (globals_ or {}).items()
+        where = sources or {}
+        self.globals = {k: _coerce(k, v, where.get(k, name)) for k, v in (globals_ or {}).items()
                         if v is not None}
         self.globals = {k: v for k, v in self.globals.items() if v is not None}
         self.steps: dict[str, dict[str, Any]] = {}
@@ -151,10 +187,12 @@ class Layer:
     def from_env(cls, env: Mapping[str, str]) -> Layer:
         """A layer from ``PRISM_*`` environment variables."""
         glob: dict[str, Any] = {}
+        sources: dict[str, str] = {}
         for field in DEFAULTS:
             for var in (f"PRISM_{field.upper()}", *_ENV_ALIASES.get(field, ())):
                 if env.get(var):
                     glob[field] = env[var]
+                    sources[field] = f"environment variable {var}"
                     break
         steps: dict[str, dict[str, Any]] = {}
         for var, value in env.items():
@@ -162,7 +200,7 @@ class Layer:
                 parts = var[len("PRISM_STEP__"):].split("__")
                 if len(parts) == 2 and parts[1].lower() in STEP_FIELDS:
                     steps.setdefault(parts[0], {})[parts[1].lower()] = value
-        return cls("environment", glob, steps)
+        return cls("environment", glob, steps, sources)
 
     def matches(self, prefix: str, step: str) -> bool:
         """Whether this layer's per-step ``prefix`` applies to ``step``."""
@@ -196,7 +234,7 @@ class Settings:
         config = load_config_file(config_path) if config_path else {}
         self.layers = [
             Layer("defaults", DEFAULTS),
-            Layer.from_config(config),
+            Layer.from_config(config, f"config file {self.config_path}"),
             Layer.from_env(env),
             Layer("CLI options", cli or {}, cli_steps or {}),
         ]

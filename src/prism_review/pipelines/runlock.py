@@ -16,6 +16,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
 
+from prism_review.llm.credentials import redact_argv
+
 try:
     import fcntl
 except ImportError:  # pragma: no cover - Windows: no advisory locks, runs are not serialised
@@ -51,7 +53,7 @@ class RunLock:
         info = {
             "pid": os.getpid(),
             "host": socket.gethostname(),
-            "command": " ".join(sys.argv[:8]),
+            "command": " ".join(redact_argv(sys.argv[:8])),
             "started": datetime.now(UTC).isoformat(timespec="seconds"),
         }
         os.ftruncate(fd, 0)
@@ -79,6 +81,7 @@ class RunLock:
 def _describe(raw: bytes) -> str:
     try:
         info = json.loads(raw.decode("utf-8"))
-        return f"pid {info['pid']} on {info['host']}, started {info['started']}: {info['command']}"
+        command = " ".join(redact_argv(str(info["command"]).split(" ")))  # a lock of an older run
+        return f"pid {info['pid']} on {info['host']}, started {info['started']}: {command}"
     except (ValueError, KeyError, TypeError):
         return "a process that left no details"

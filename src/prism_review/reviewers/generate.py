@@ -23,6 +23,7 @@ from typing import Any
 from prism_review.data.errors import DataError
 from prism_review.judge.base import Judge, StepResult, Usage
 from prism_review.llm.errors import FatalProviderError, ProviderError
+from prism_review.names import reserved_name_problem
 from prism_review.records import Review, render_sections
 from prism_review.reviewers.comment_step import CommentInput, QuoteComments
 from prism_review.reviewers.meta_step import GenerateMetaReview, MetaInput
@@ -98,8 +99,10 @@ def generated_system(name: str) -> tuple[SystemSpec, GenerationHooks]:
     A name taken by a system that is not generated (``sea``, ``human_reviews``, …) or not usable
     as a folder raises ``ValueError``."""
     clean = name.strip()
-    if not clean or "/" in clean or clean.lower() in RESERVED_FOLDERS:
-        raise ValueError(f"{name!r} cannot be a generated system's folder name")
+    problem = reserved_name_problem(name)
+    if problem is not None or clean.lower() in RESERVED_FOLDERS:
+        raise ValueError(f"{name!r} cannot be a generated system's folder name"
+                         + (f": {problem}" if problem else ""))
     try:
         spec = get_system(clean)
     except KeyError:

@@ -15,6 +15,7 @@ import pkgutil
 from collections.abc import Iterable
 from importlib.metadata import entry_points
 
+from prism_review.names import reserved_name_problem
 from prism_review.systems.spec import SystemSpec
 
 #: entry-point group of installed reviewer-system plug-ins
@@ -63,6 +64,10 @@ def _add(spec: SystemSpec) -> None:
                          "already registered")
     if spec.folder.lower() in RESERVED_FOLDERS:
         raise ValueError(f"reviewer system {spec.id!r}: folder {spec.folder!r} is reserved")
+    for kind, name in (("id", spec.id), ("folder", spec.folder), ("label", spec.label)):
+        problem = reserved_name_problem(name)
+        if problem is not None:
+            raise ValueError(f"reviewer system {spec.id!r}: {kind} {name!r} is refused: {problem}")
     _SYSTEMS[spec.id] = spec
 
 

@@ -124,7 +124,7 @@ class SystemSpec:
         """The file of ``paper_id`` in this system's ``folder`` (first pattern found), or None."""
         for pattern in self.patterns:
             path = folder / pattern.format(id=paper_id)
-            if path.is_file():
+            if path.exists() and not path.is_dir():  # a named pipe too: its reader refuses it
                 return path
         return None
 
