@@ -30,8 +30,10 @@ LIMIT = "4"  # the first 4 demo papers: human reviews and all three LLM systems
 _SHARED = {"novelty.paper", "novelty.claims", "flaws.consolidate", "flaws.validate"}
 #: the steps each protocol sends (pipelines/protocol.py)
 STEPS = {
-    "economical": _SHARED | {"depth.analyse", "novelty.verdict_paper", "constructiveness.arc_batch",
+    "economical": _SHARED | {"depth.analyse", "novelty.verdict_review", "constructiveness.arc",
                              "flaws.map_batch"},
+    "pooled": _SHARED | {"depth.analyse", "novelty.verdict_paper", "constructiveness.arc_batch",
+                         "flaws.map_batch"},
     "reference": _SHARED | {"depth.segment", "depth.classify", "depth.ground", "novelty.verdict",
                             "constructiveness.arc", "flaws.map"},
 }
@@ -95,7 +97,7 @@ def _empty_extraction(dimension: str, row: dict[str, Any]) -> str | None:
     return None
 
 
-@pytest.mark.parametrize("protocol", ["economical", "reference"])
+@pytest.mark.parametrize("protocol", ["economical", "pooled", "reference"])
 def test_schema_only_server_runs_every_step_and_a_rerun_makes_no_calls(schema_server, tmp_path, protocol):
     res = _evaluate(schema_server, tmp_path / "run1", tmp_path / "cache", "--protocol", protocol)
     assert res.exit_code == 0, res.output

@@ -1,4 +1,4 @@
-"""``constructiveness.arc_batch`` (economical protocol): the reviews of one paper in one call,
+"""``constructiveness.arc_batch`` (``--protocol pooled``): the reviews of one paper in one call,
 the rubric sent once, each review's ARCs exactly what ``constructiveness.arc`` gives for it."""
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ async def test_one_call_per_paper_gives_each_reviews_own_arcs(llm_server, loopba
     ref_ctx = RunContext(loopback_judge(), settings={"protocol": "reference"}, memo_store=MemoStore(tmp_path / "a"))
     ref = [(await dim.evaluate(u, ref_ctx))[0] for u in _units(dim)]
     n_ref = len(llm_server.requests)
-    eco_ctx = RunContext(loopback_judge(), settings={"protocol": "economical"}, memo_store=MemoStore(tmp_path / "b"))
+    eco_ctx = RunContext(loopback_judge(), settings={"protocol": "pooled"}, memo_store=MemoStore(tmp_path / "b"))
     eco = [(await dim.evaluate(u, eco_ctx))[0] for u in _units(dim)]
     steps = [r.step for r in llm_server.requests]
     assert steps[:n_ref] == ["constructiveness.arc"] * 3
@@ -78,7 +78,7 @@ async def test_a_review_left_out_of_the_reply_is_unscored_not_zero(llm_server, l
 
     llm_server.set_responder(drop_last)
     dim = get_dimension("constructiveness")
-    ctx = RunContext(loopback_judge(), settings={"protocol": "economical"}, memo_store=MemoStore(tmp_path / "m"))
+    ctx = RunContext(loopback_judge(), settings={"protocol": "pooled"}, memo_store=MemoStore(tmp_path / "m"))
     rows = [(await dim.evaluate(u, ctx))[0] for u in _units(dim)]
     assert [r.step for r in llm_server.requests] == ["constructiveness.arc_batch"] * 2  # one re-ask
     by = {r.system: r for r in rows}

@@ -1,4 +1,4 @@
-"""Economical constructiveness across papers: the reviews of consecutive papers of the run in one
+"""Pooled constructiveness across papers (``--protocol pooled``): the reviews of consecutive papers of the run in one
 ``constructiveness.arc_batch`` call (whole papers, at most MAX_GROUP_REVIEWS reviews within the
 reply budget), grouped by the runner (``pipelines/grouping.py``) before any unit runs.
 
@@ -67,7 +67,7 @@ def _papers_of_call(body: dict[str, Any], papers: list[list[str]]) -> list[int]:
     return sorted({i for t in texts for i, p in enumerate(papers) if t in p})
 
 
-async def _run(judge: Any, out: Path, protocol: str = "economical") -> list[Any]:
+async def _run(judge: Any, out: Path, protocol: str = "pooled") -> list[Any]:
     res = await run_evaluation(EvalOptions(out=out, dimensions=["constructiveness"], limit=N, report=False,
                                            protocol=protocol), judge=judge)
     assert res.units_failed == 0

@@ -1,4 +1,4 @@
-"""The reply estimate of an economical ``constructiveness.arc_batch`` call (``arc_batch.reply_budget``,
+"""The reply estimate of a pooled ``constructiveness.arc_batch`` call (``arc_batch.reply_budget``,
 which packs the groups): the reference's per-call budget for one review, and for several every
 review's ratio estimate plus the per-call floor once; the call asks for the reply cap (not the
 judge's global 8,000 cap), and a reply cut at a model's output limit fails as a whole and falls

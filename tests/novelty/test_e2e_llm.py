@@ -124,10 +124,10 @@ async def test_batched_and_per_pair_verdicts_agree_pair_by_pair(llm_server, loop
         single = await _run(loopback_judge(), s2, tmp_path / "b", verdict_batch=1)
     assert pairs(batched) and pairs(batched) == pairs(single)
     assert [r.metrics for r in batched] == [r.metrics for r in single]
-    # the economical protocol: every claim of the paper's reviews against every candidate in one call
+    # the pooled protocol: every claim of the paper's reviews against every candidate in one call
     n_before = len(llm_server.requests)
     with S2Server(recorded_script()) as s2:
-        one_call = await _run(loopback_judge(), s2, tmp_path / "c", protocol="economical")
+        one_call = await _run(loopback_judge(), s2, tmp_path / "c", protocol="pooled")
     sent = [r.step for r in llm_server.requests[n_before:]]
     assert sent.count("novelty.verdict_paper") == 1
     assert not {"novelty.verdict", "novelty.verdict_batch", "novelty.verdict_review"} & set(sent)

@@ -1,4 +1,5 @@
-"""Economical novelty (``--protocol economical``): a paper's claims judged together, on the server.
+"""Pooled novelty (``--protocol pooled``, the economical pattern before it was made
+selection-invariant): a paper's claims judged together, on the server.
 
 * every review's claims of a paper go in one ``novelty.verdict_paper`` call, the paper and the
   candidate pool sent once, a claim made by two reviews judged once; the reference protocol
@@ -10,7 +11,8 @@
 * a resumed run asks nothing again for a paper whose pieces are memoised, and its rows equal an
   uninterrupted run's;
 * on the demo, with a judge whose decisions depend only on the judged texts
-  (:mod:`prism_review.testing.novelty_decisions`), both protocols give the same rows.
+  (:mod:`prism_review.testing.novelty_decisions`), pooled, economical (one
+  ``novelty.verdict_review`` per review) and reference give the same rows.
 """
 
 from __future__ import annotations
@@ -68,7 +70,7 @@ def _reviews(twin: bool) -> dict[str, Any]:
     return reviews
 
 
-async def _run(judge: Any, memo: Path, protocol: str = "economical", twin: bool = False,
+async def _run(judge: Any, memo: Path, protocol: str = "pooled", twin: bool = False,
                only: int | None = None, **settings: Any) -> list[Any]:
     dim = NoveltyDimension()
     reviews = _reviews(twin)
@@ -220,7 +222,7 @@ def _evaluate(tmp_path: Path, name: str, protocol: str, server: LLMServer | None
 
 @pytest.mark.usefixtures("_env")
 def test_demo_protocols_give_the_same_rows_when_the_decisions_are_equal(tmp_path):
-    eco_steps, eco = _evaluate(tmp_path, "eco", "economical")
+    eco_steps, eco = _evaluate(tmp_path, "eco", "pooled")
     ref_steps, ref = _evaluate(tmp_path, "ref", "reference")
     assert _view(eco) == _view(ref)
     # not a comparison of empty rows: reviews made claims and they were scored
@@ -230,6 +232,11 @@ def test_demo_protocols_give_the_same_rows_when_the_decisions_are_equal(tmp_path
     assert papers <= eco_steps["novelty.verdict_paper"] == paper_calls(eco) < sum(1 for r in eco if r.extracted.get("pairs"))
     assert "novelty.verdict_review" not in eco_steps
     assert "novelty.verdict" in ref_steps and "novelty.verdict_paper" not in ref_steps
+    # economical (the default): each review's claims in its own call, the same decisions
+    inv_steps, inv = _evaluate(tmp_path, "inv", "economical")
+    assert _view(inv) == _view(ref)
+    assert "novelty.verdict_paper" not in inv_steps and "novelty.verdict" not in inv_steps
+    assert inv_steps["novelty.verdict_review"] >= sum(1 for r in inv if r.extracted.get("pairs"))
 
 
 @pytest.mark.usefixtures("_env")
@@ -237,7 +244,7 @@ def test_demo_resume_after_a_kill_asks_nothing_for_memoised_papers(tmp_path):
     server = LLMServer(schema_seed=7).start()
     server.set_responder(novelty_decisions.responder(server.default_reply))
     try:
-        _, whole = _evaluate(tmp_path, "run", "economical", server)
+        _, whole = _evaluate(tmp_path, "run", "pooled", server)
         steps, resumed = _resume(tmp_path, whole, server)
     finally:
         server.stop()
@@ -258,7 +265,7 @@ def _resume(tmp_path: Path, whole: list[Any], server: LLMServer) -> tuple[Counte
     assert len(kept) < len(lines)
     log.write_text("\n".join(kept) + "\n")
     (tmp_path / "cache-run").rename(tmp_path / "cache-old")  # an empty reply cache: only the memo
-    return _evaluate(tmp_path, "run", "economical", server)
+    return _evaluate(tmp_path, "run", "pooled", server)
 
 
 def test_chunks_are_the_fewest_near_equal_runs_within_both_budgets():

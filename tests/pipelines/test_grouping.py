@@ -87,13 +87,15 @@ class _Recording(Engine):
 
 
 async def test_an_engine_receives_units_of_sealed_multi_paper_groups(tmp_path, loopback_judge):
-    engine = _Recording()  # evaluates nothing: the (economical, LLM) judge is never called
+    engine = _Recording()  # evaluates nothing: the (pooled, LLM) judge is never called
     judge = loopback_judge()
     await run_evaluation(EvalOptions(out=tmp_path / "run", dimensions=["constructiveness"], limit=4,
-                                     report=False), judge=judge, engine=engine)
+                                     protocol="pooled", report=False), judge=judge, engine=engine)
     assert engine.seen
     dim = get_dimension("constructiveness")
-    assert dim.packs_papers(RunContext(judge))
+    assert dim.packs_papers(RunContext(judge, settings={"protocol": "pooled"}))
+    # the default (economical) protocol never groups: each call holds one review
+    assert not dim.packs_papers(RunContext(judge))
     spans = [{tuple(key.split("/")[:2]) for _, key, _ in u.extra[GROUP]} for u in engine.seen]
     assert all((u.venue, u.paper_id) in s for u, s in zip(engine.seen, spans, strict=True)
                if review_text(u.reviews[0], "constructiveness").strip())
@@ -132,14 +134,14 @@ def test_an_open_group_computes_each_review_text_once(monkeypatch):
     papers = [[(dim, u) for u in dim.work_units(i.paper, i.reviews, list(i.reviews))]
               for i in LayoutSource(demo_root()).items(limit=8) if i.paper is not None]
 
-    class _Economical:  # packs_papers' view of an economical LLM run
+    class _Pooled:  # packs_papers' view of a pooled LLM run
         compat = False
         judge = type("J", (), {"mode": "llm"})()
 
         def setting(self, key, default=None):
-            return default
+            return "pooled" if key == "protocol" else default
 
-    released = [u for p in grouped(iter(papers), [dim], _Economical()) for _, u in p]
+    released = [u for p in grouped(iter(papers), [dim], _Pooled()) for _, u in p]
     assert len(released) == sum(map(len, papers)) > 8
     assert len(calls) == len(released)
     assert all(mod._TEXT not in u.extra for u in released)  # the stash never travels

@@ -141,3 +141,23 @@ def test_html_report_prints_the_note_under_table1_for_the_offline_judge(tmp_path
     assert "not comparable to the PRISM paper" in page and "<li>DoA: " in page
     llm = write_html(tmp_path, rows, summarize(rows, dims), dims, {"judge": {"judge": "openai/x"}})
     assert "not comparable to the PRISM paper" not in llm.read_text()
+
+
+def test_table1_says_which_figures_depend_on_what_else_is_in_the_run(tmp_path) -> None:
+    """issue 25: a pooled LLM run says its scores depend on the rest of the run; every run with
+    flaws says the human flaws row does by PRISM's definition (human-only-bank does not)."""
+    from prism_review.report.fidelity import FLAWS_HUMAN_NOTE, POOLED_NOTE
+
+    dims = [get_dimension(d) for d in DIMS]
+    llm = {"judge": {"judge": "openai/gpt-4o-mini"}}
+    pooled = write_markdown([], dims, tmp_path / "summary.md", manifest={**llm, "protocol": "pooled"},
+                            table1_note=run_note({**llm, "protocol": "pooled"}, dims))
+    assert POOLED_NOTE in pooled and pooled.index("## Table 1") < pooled.index(POOLED_NOTE) < pooled.index("## Depth")
+    for protocol in ("economical", "reference"):
+        assert run_note({**llm, "protocol": protocol}, dims) == ["Reading Table 1:", FLAWS_HUMAN_NOTE]
+    # the offline judge makes no calls: pooled changes nothing there, so nothing to say
+    assert POOLED_NOTE not in run_note({"judge": {"judge": "offline"}, "protocol": "pooled"}, dims)
+    assert FLAWS_HUMAN_NOTE in run_note({"judge": {"judge": "offline"}}, dims)
+    no_flaws = [get_dimension("depth")]
+    assert run_note({**llm, "protocol": "economical"}, no_flaws) == []
+    assert "human-only-bank" in FLAWS_HUMAN_NOTE and FLAWS_HUMAN_NOTE.count("\n") == 0

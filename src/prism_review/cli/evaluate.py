@@ -102,8 +102,15 @@ def evaluate(
     compat: Annotated[bool, typer.Option("--compat", help="Reproduce the original PRISM code's behaviour")] = False,
     protocol: Annotated[
         str,
+<<<<<<< ours
         typer.Option("--protocol", help="Judge call pattern: economical (default: no repeated work) | reference "
                      "(reproduces the reference's call pattern, with this project's prompts; for audits)"),
+=======
+        typer.Option("--protocol", help="Judge call pattern: economical (default: no repeated work, each call "
+                     "holds one review, so a score does not depend on what else is in the run) | pooled (opt-in: "
+                     "calls hold several reviews; cheaper, but scores depend on the other systems, papers and "
+                     "order of the run) | reference (reproduces the reference design's call pattern, for audits)"),
+>>>>>>> theirs
     ] = "economical",
     by_venue: Annotated[bool, typer.Option("--by-venue", help="Also print per-venue tables")] = False,
     concurrency: Annotated[
@@ -213,7 +220,7 @@ def evaluate(
     from prism_review.pipelines.protocol import PROTOCOLS
 
     if protocol not in PROTOCOLS:
-        console.print(f"[red]error:[/] unknown --protocol {protocol!r}; use {' or '.join(PROTOCOLS)}")
+        console.print(f"[red]error:[/] unknown --protocol {protocol!r}; use {', '.join(PROTOCOLS)}")
         raise typer.Exit(2)
     out_dir = out or Path("runs") / (data.name if data else "demo")
     if out_dir.exists() and not out_dir.is_dir():  # else "File exists ... free space" (exit 4)

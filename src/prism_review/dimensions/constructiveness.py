@@ -1,11 +1,15 @@
 """Multi-dimensional Constructiveness as a ``prism evaluate`` dimension (prism-reference §7).
 
 One work unit per review (each human review separately, each LLM system's review). The unit runs
-the ARC step once (under the economical protocol with an LLM judge, the reviews of a group of
-consecutive papers share one ``constructiveness.arc_batch`` call, made once through the run memo,
-its answer split back per review; groups are whole papers, at most ``MAX_GROUP_REVIEWS`` reviews
-whose reply estimate (``arc_batch.reply_budget``) is within the reply cap, sealed by the runner
-(``pipelines/grouping.py``); a paper the group's reply left wholly unscored gets its own call) and yields one row: metrics ``mcs`` (headline), ``ar``, ``sd``, ``cd``,
+the ARC step once: one ``constructiveness.arc`` call per review under ``economical`` (the
+default) and ``reference``, the rubric as the system message first so provider prompt caching
+shares it, and the call's content is the review alone (selection-invariant). Under
+``--protocol pooled`` the reviews of a group of consecutive papers share one
+``constructiveness.arc_batch`` call, made once through the run memo, its answer split back per
+review; groups are whole papers, at most ``MAX_GROUP_REVIEWS`` reviews whose reply estimate
+(``arc_batch.reply_budget``) is within the reply cap, sealed by the runner
+(``pipelines/grouping.py``); a paper the group's reply left wholly unscored gets its own call;
+a review's scores then depend on its group-mates. It yields one row: metrics ``mcs`` (headline), ``ar``, ``sd``, ``cd``,
 ``d1``…``d5``, the counts per comment type, and ``verbatim_rate`` (share of anchor quotes found
 verbatim in the review; the original never checked them). ``extracted["arcs"]`` holds the ARCs
 with an ``anchor_verbatim`` flag, so metrics can be recomputed from the results log
@@ -42,7 +46,7 @@ from prism_review.judge.constructiveness.arc_batch import (
     reply_budget,
 )
 from prism_review.metrics.constructiveness import COUNT_KEYS, compute_review_metrics
-from prism_review.pipelines.protocol import is_economical
+from prism_review.pipelines.protocol import is_pooled
 from prism_review.records import Paper, Review
 from prism_review.systems.text import review_text
 from prism_review.systems.text_policy import FIRST_FOUR, AllText, TextPolicy
@@ -63,7 +67,7 @@ KEY_MAP: dict[str, str] = {
 }
 METRIC_KEYS: tuple[str, ...] = (*KEY_MAP.values(), "verbatim_rate")
 STEP = ARCStep()
-#: economical protocol: non-empty reviews per cross-paper call at most (whole papers only)
+#: pooled protocol: non-empty reviews per cross-paper call at most (whole papers only)
 MAX_GROUP_REVIEWS = 12
 BATCH_STEP = ARCBatchStep()
 
@@ -109,9 +113,9 @@ class ConstructivenessDimension(Dimension):
     compare_metrics: ClassVar[list[str]] = ["mcs", "ar", "sd", "cd", "d1", "d2", "d3", "d4", "d5"]
 
     def packs_papers(self, ctx: RunContext) -> bool:
-        """Under the economical protocol with an LLM judge, consecutive papers' reviews share
-        one call (pipelines/grouping.py); offline, compat and reference runs stream papers."""
-        return is_economical(ctx)
+        """Under ``--protocol pooled`` with an LLM judge, consecutive papers' reviews share one
+        call (pipelines/grouping.py); every other run streams papers, one call per review."""
+        return is_pooled(ctx)
 
     def work_units(
         self, paper: Paper, reviews: dict[str, list[Review]], systems: list[str]
@@ -149,7 +153,7 @@ class ConstructivenessDimension(Dimension):
             row.metrics = metrics_from_arcs([])
             row.extracted = {"arcs": [], "status": "empty_input"}
             return [row]
-        done = await self._economical(unit, ctx, usage) if is_economical(ctx) else None
+        done = await self._pooled(unit, ctx, usage) if is_pooled(ctx) else None
         if done is not None:
             out, error, raw = done
         else:
@@ -179,8 +183,8 @@ class ConstructivenessDimension(Dimension):
         row.metrics = metrics_from_arcs(scored)
         return [row]
 
-    # -- economical protocol: the reviews of a group of papers in one call ---------------------
-    async def _economical(self, unit: WorkUnit, ctx: RunContext,
+    # -- pooled protocol: the reviews of a group of papers in one call -------------------------
+    async def _pooled(self, unit: WorkUnit, ctx: RunContext,
                           usage: Usage) -> tuple[ARCOutput | None, str | None, Any] | None:
         """This unit's ARCs from its group's one call, or from its paper's own call when the
         group's reply scored none of the paper's reviews (an unusable reply, or one that left
@@ -229,7 +233,7 @@ def _key(venue: str, paper_id: str, system: str, reviewer_id: str) -> str:
 
 
 def _text(unit: WorkUnit) -> str:
-    """The unit's review text as the economical call sends it (packing runs are never compat),
+    """The unit's review text as the pooled call sends it (packing runs are never compat),
     computed once per unit however often the open group is asked to take another paper."""
     text = unit.extra.get(_TEXT)
     if text is None:

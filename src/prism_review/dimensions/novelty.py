@@ -6,11 +6,15 @@ Work units: one per (paper, system). Per unit:
    **candidate pool** (queries → retriever → dedup → filters → self-exclusion → MMR) are computed
    once per paper through ``ctx.memo`` and shared by every system (risk N7);
 2. the **claims** of each review (``novelty.claims``);
-3. a **verdict** per (claim, candidate): under the economical protocol every distinct claim of
-   the paper's reviews against the pool in ``novelty.verdict_paper`` calls, the paper and pool
-   sent once per call (``dimensions/novelty_paper.py``; a failed call falls back to one
-   ``novelty.verdict_review`` per review); under the reference protocol one ``novelty.verdict``
-   per pair; with ``--set verdict_batch=N``, ``novelty.verdict_batch`` with N candidates per
+3. a **verdict** per (claim, candidate): under the economical protocol (the default) each
+   review's claims against the pool in its own ``novelty.verdict_review`` calls (split when its
+   pairs exceed one call's output budget; the paper and pool first, so the prefix is shared
+   through provider prompt caching), the call's content the review's alone; under ``--protocol
+   pooled`` every distinct claim of the paper's reviews against the pool in
+   ``novelty.verdict_paper`` calls, the paper and pool sent once per call
+   (``dimensions/novelty_paper.py``; a failed call falls back to one ``novelty.verdict_review``
+   per review), so a review's verdicts depend on the paper's other reviews in the run; under the
+   reference protocol one ``novelty.verdict`` per pair; with ``--set verdict_batch=N``, ``novelty.verdict_batch`` with N candidates per
    call (1 uses ``novelty.verdict``); the offline judge takes every candidate at once;
 4. per-claim final scores (``novelty_policy``, default ``top3_relevance`` with the pool's
    relevance kept, N3) and NS / SR / SSR / claim rate / stance shares per review text.
@@ -37,7 +41,12 @@ from prism_review.dimensions.base import (
     WorkUnit,
     register,
 )
-from prism_review.dimensions.novelty_paper import economical_verdicts, paper_verdicts, review_claims
+from prism_review.dimensions.novelty_paper import (
+    economical_verdicts,
+    paper_verdicts,
+    review_claims,
+    review_verdicts,
+)
 from prism_review.dimensions.settings import SettingSpec
 from prism_review.judge.base import Usage
 from prism_review.judge.novelty.normalise import normalize_verdict
@@ -56,7 +65,7 @@ from prism_review.judge.novelty.verdict import (
 )
 from prism_review.judge.novelty.verify import PairError, assemble, related_works
 from prism_review.metrics.novelty import POLICIES, STANCES, review_metrics
-from prism_review.pipelines.protocol import is_economical, protocol_of
+from prism_review.pipelines.protocol import is_economical, is_pooled, protocol_of
 from prism_review.records import Paper, Review
 from prism_review.retrieval.factory import (
     RETRIEVAL_MODES,
@@ -219,8 +228,8 @@ class NoveltyDimension(Dimension):
 
     def work_units(self, paper: Paper, reviews: dict[str, list[Review]], systems: list[str]) -> list[WorkUnit]:
         """One unit per (paper, system) with that system's non-empty reviews; every unit carries
-        the paper's reviews under evaluation (``extra["paper_reviews"]``: the economical protocol
-        judges their claims together)."""
+        the paper's reviews under evaluation (``extra["paper_reviews"]``: ``--protocol pooled``
+        judges their claims together; the other protocols never read it)."""
         units = []
         for system in systems:
             revs = [r for r in reviews.get(system, []) if r.text.strip() or r.sections]
@@ -282,33 +291,39 @@ class NoveltyDimension(Dimension):
         # the paper's side of every verdict, the same for each review of the unit: built once
         works = related_works(pool.get("candidate_pool_top30", []))
         paper_inputs = verdict_paper_inputs(paper, side_rec["side"], ctx.compat) if works else {}
-        by_paper = self._by_paper(ctx)
+        how = self._verdict_pattern(ctx)
         batch = None
-        if by_paper and works:  # economical: every review's claims of the paper judged together
+        if how == "paper" and works:  # pooled: every review's claims of the paper judged together
             batch = await paper_verdicts(ctx, unit, paper_texts(unit, mode, ctx.compat), paper_inputs,
                                          candidate_texts(works))
-        return [await self._one(ctx, unit, rid, text, works, paper_inputs, shared, by_paper, batch)
+        return [await self._one(ctx, unit, rid, text, works, paper_inputs, shared, how, batch)
                 for rid, text in texts]
 
     @staticmethod
-    def _by_paper(ctx: RunContext) -> bool:
-        """The economical protocol's verdicts: the paper's claims together (not with
-        ``--set verdict_batch``, which asks for per-claim batches)."""
-        return is_economical(ctx) and ctx.setting("verdict_batch") is None
+    def _verdict_pattern(ctx: RunContext) -> str:
+        """How verdicts are asked: ``review`` (economical: one review's claims per call),
+        ``paper`` (pooled: the paper's claims together) or ``pair`` (reference, offline,
+        compat, and ``--set verdict_batch``, which asks for per-claim batches)."""
+        if not is_economical(ctx) or ctx.setting("verdict_batch") is not None:
+            return "pair"
+        return "paper" if is_pooled(ctx) else "review"
 
     async def _one(self, ctx: RunContext, unit: WorkUnit, reviewer_id: str, text: str, works: list[dict[str, Any]],
-                   paper_inputs: dict[str, Any], shared: dict[str, Any], by_paper: bool,
+                   paper_inputs: dict[str, Any], shared: dict[str, Any], how: str,
                    batch: dict[tuple[str, str], dict[str, Any]] | None) -> ResultRow:
         usage = Usage()
-        rec = await review_claims(ctx, unit, unit.system, reviewer_id, text, shared=by_paper)
+        rec = await review_claims(ctx, unit, unit.system, reviewer_id, text, shared=how == "paper")
         usage.add(Usage(**rec["usage"]))
         if "claims" not in rec:
             return self.new_row(unit, reviewer_id, status="unscored", error=f"claim extraction: {rec['error']}",
                                 extracted=shared, usage=usage)
         claims: list[dict[str, Any]] = rec["claims"]
-        if by_paper:
+        if how == "paper":
             outcomes = (await economical_verdicts(ctx, batch, (unit.system, reviewer_id), paper_inputs, claims,
                                                   candidate_texts(works), usage)
+                        if claims and works else {})
+        elif how == "review":
+            outcomes = (await review_verdicts(ctx, paper_inputs, claims, candidate_texts(works), usage)
                         if claims and works else {})
         else:
             outcomes = await self._verdicts(ctx, paper_inputs, claims, works, usage)

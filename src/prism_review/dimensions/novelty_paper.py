@@ -1,8 +1,13 @@
-"""Economical novelty verdicts (``--protocol economical``): a paper's claims judged together.
+"""Novelty verdicts of the economical and pooled protocols.
 
-One ``novelty.verdict_review`` call per review re-sent the paper excerpt and the candidate pool
-with every review of the paper. Here, as with the flaw pieces (``dimensions/flaws_pieces.py``),
-the verdicts are per-paper pieces computed once through ``ctx.memo`` (persisted in the run
+``--protocol economical`` (the default, selection-invariant) judges each review's claims in its
+own ``novelty.verdict_review`` calls (:func:`review_verdicts`): the call's content is the paper,
+its candidate pool and that review's claims, nothing of another review, so the paper-and-pool
+prefix repeats per review (billed at the cached-input price by providers with prompt caching).
+
+``--protocol pooled`` (opt-in; a review's verdicts then depend on the paper's other reviews in
+the run) judges a paper's claims together. As with the flaw pieces
+(``dimensions/flaws_pieces.py``), the verdicts are per-paper pieces computed once through ``ctx.memo`` (persisted in the run
 folder, so a resumed run asks nothing again) and shared by every unit of the paper:
 
 * **claims**: each review text's ``novelty.claims`` extraction, memoised per text, so the
@@ -160,7 +165,8 @@ async def paper_verdicts(ctx: RunContext, unit: WorkUnit, texts: list[Text], pap
 async def review_verdicts(ctx: RunContext, paper_inputs: dict[str, Any], claims: list[dict[str, Any]],
                           cands: list[CandidateText], usage: Usage) -> Outcomes:
     """Every (claim, candidate) pair of one review in ``novelty.verdict_review`` calls: the
-    fallback of a review whose paper call gave no usable reply. The review's claims are split
+    economical protocol's verdicts, and under pooled the fallback of a review whose paper call
+    gave no usable reply. The review's claims are split
     as a paper's are (:func:`paper_chunks`: the same output budget), so a review whose pairs
     need more than one call's budget is not cut (one call, as before, when they fit); a failed
     call leaves only its own claims' pairs unscored."""

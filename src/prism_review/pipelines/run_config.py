@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field
 from prism_review import __version__
 from prism_review.judge.base import Judge
 from prism_review.llm.credentials import mask_urls
+from prism_review.pipelines.protocol import PROTOCOL_VERSIONS, SELECTION_DEPENDENT
 
 __all__ = [
     "EvalOptions",
@@ -45,8 +46,9 @@ class EvalOptions(BaseModel):
     limit: int | None = None  # papers per venue (of the manifest or sample order)
     sample: Path | None = None  # a `prism data sample` manifest restricting the papers
     compat: bool = False
-    #: the judge's call pattern: ``economical`` (default) or ``reference`` (docs/fidelity.md)
-    protocol: Literal["economical", "reference"] = "economical"
+    #: the judge's call pattern: ``economical`` (default, selection-invariant), ``pooled`` or
+    #: ``reference`` (pipelines/protocol.py, docs/fidelity.md)
+    protocol: Literal["economical", "pooled", "reference"] = "economical"
     by_venue: bool = False
     concurrency: int = 8  # units in flight
     settings: dict[str, Any] = Field(default_factory=dict)  # dimension settings
@@ -55,13 +57,21 @@ class EvalOptions(BaseModel):
 
 def config_hash(opts: EvalOptions, judge: Judge) -> str:
     """Hash of everything that changes a result (not paths, filters, limits, concurrency,
-    keys, nor which dimensions run: dimensions can be added to a run folder one by one)."""
-    payload = {
+    keys, nor which dimensions run: dimensions can be added to a run folder one by one).
+
+    A protocol whose meaning changed carries its version (``PROTOCOL_VERSIONS``) when the run
+    asks an LLM judge outside compat, so a folder made under its old meaning is refused; an
+    unchanged protocol (version 1), and an offline or compat run (the same calls, or none,
+    under every protocol), hash as before, so their folders still resume."""
+    payload: dict[str, Any] = {
         "judge": judge.describe(),
         "compat": opts.compat,
         "protocol": opts.protocol,
         "settings": opts.settings,
     }
+    version = PROTOCOL_VERSIONS[opts.protocol]
+    if version != 1 and judge.mode != "offline" and not opts.compat:
+        payload["protocol_version"] = version
     blob = json.dumps(payload, sort_keys=True, default=str)
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
@@ -114,6 +124,8 @@ def start_manifest(
         "judge_spec": mask_urls(opts.judge),
         "compat": opts.compat,
         "protocol": opts.protocol,
+        "protocol_version": PROTOCOL_VERSIONS[opts.protocol],
+        "selection_invariant": opts.protocol not in SELECTION_DEPENDENT,
         "settings": opts.settings,
         "dimensions": {
             **(previous or {}).get("dimensions", {}),

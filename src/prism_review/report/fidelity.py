@@ -180,6 +180,37 @@ def table1_columns(dims: list[Any]) -> list[tuple[str, str]]:
     return [(d.name, s.key) for d in dims for s in headline_specs(d)]
 
 
+#: under Table 1 when the flaws dimension is in the run: where PRISM itself is not invariant
+FLAWS_HUMAN_NOTE = (
+    "- flaws `human` row: the mean over the human panel's pairings with each LLM system of the run, so by "
+    "PRISM's definition it depends on which systems are in the run; `human-only-bank` is the invariant human figure"
+)
+#: under Table 1 of a run whose protocol pools several reviews into one call
+POOLED_NOTE = (
+    "- --protocol pooled: judge calls hold several reviews, so every score here depends on what else is in "
+    "the run (other systems, papers, --limit, the source's order); the default economical protocol does not"
+)
+
+
+def invariance_note(manifest: dict[str, Any], dims: list[Any]) -> list[str]:
+    """The lines saying which Table-1 figures depend on what else is in the run: every score
+    under a selection-dependent protocol with an LLM judge (pooled), and the flaws human row."""
+    from prism_review.pipelines.protocol import SELECTION_DEPENDENT
+
+    lines = []
+    if (manifest.get("protocol") in SELECTION_DEPENDENT and not is_offline(manifest)
+            and not manifest.get("compat")):
+        lines.append(POOLED_NOTE)
+    if any(getattr(d, "name", None) == "flaws" for d in dims):
+        lines.append(FLAWS_HUMAN_NOTE)
+    return lines
+
+
 def run_note(manifest: dict[str, Any], dims: list[Any]) -> list[str]:
-    """The note under a run's Table 1: the card's lines for an offline-judge run, else none."""
-    return table1_note(table1_columns(dims)) if is_offline(manifest) else []
+    """The note under a run's Table 1: a heading line, then ``- `` items: the card's lines for
+    an offline-judge run, then :func:`invariance_note`'s (empty: nothing to say)."""
+    card = table1_note(table1_columns(dims)) if is_offline(manifest) else []
+    extra = invariance_note(manifest, dims)
+    if not extra:
+        return card
+    return [*card, *extra] if card else ["Reading Table 1:", *extra]

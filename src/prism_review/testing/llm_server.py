@@ -22,6 +22,11 @@ What a request gets back is decided, in order, by:
    non-empty arrays, strings of words; deterministic per request and seed; see
    :mod:`prism_review.testing.schema_fill`).
 
+With ``context_seed=N`` (``--context-seed N``) the replies of 3-5 are *context-sensitive*: every
+schema-bounded number in them (scores, grades) is redrawn from a hash of the whole request, so an
+item's answer moves with everything else in its call, as a real model's does, while ids, labels
+and list shapes stay the base reply's (:mod:`prism_review.testing.context_reply`).
+
 The replies, faults and chat-completion payloads are in :mod:`prism_review.testing.llm_reply`
 (re-exported here); this module is the server: choosing a reply, HTTP and the Batch API routes.
 
@@ -74,6 +79,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from prism_review.testing.context_reply import context_sensitive
 from prism_review.testing.llm_batch import BatchStore
 from prism_review.testing.llm_reply import (
     Fault,
@@ -98,10 +104,13 @@ class LLMServer:
 
     def __init__(self, responder: Responder | None = None, *, latency: float = 0.0,
                  models: list[str] | None = None, schema_seed: int | None = None,
-                 port: int = 0) -> None:
+                 context_seed: int | None = None, port: int = 0) -> None:
         self.latency = latency
         #: build default replies from the sent schema only (constrained decoding), seeded
         self.schema_seed = schema_seed
+        #: redraw the numbers of every responder/canned/default reply from a hash of the whole
+        #: request (:mod:`prism_review.testing.context_reply`); None: off
+        self.context_seed = context_seed
         self.port = port
         self.reject_json_schema = False
         #: a model's output limit and whether the request's ``max_tokens`` also cuts replies
@@ -227,6 +236,12 @@ class LLMServer:
             hit = self._replay.get(_body_key(body))
             if hit is not None:
                 return hit
+        reply = self._base_reply(body, step)
+        if self.context_seed is None:
+            return reply
+        return context_sensitive(body, reply, self.context_seed)
+
+    def _base_reply(self, body: dict[str, Any], step: str | None) -> Reply:
         if self._responder is not None:
             return self._responder(body)
         rf = body.get("response_format") or {}
@@ -375,8 +390,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--latency", type=float, default=0.0, help="seconds per reply")
     parser.add_argument("--schema-seed", type=int, default=None,
                         help="build replies from the sent JSON schema only, with this seed")
+    parser.add_argument("--context-seed", type=int, default=None,
+                        help="context-sensitive replies: numbers drawn from a hash of the whole request")
     args = parser.parse_args(argv)
-    server = LLMServer(latency=args.latency, schema_seed=args.schema_seed).start()
+    server = LLMServer(latency=args.latency, schema_seed=args.schema_seed,
+                       context_seed=args.context_seed).start()
     print(server.base_url, flush=True)
     try:
         sys.stdin.read()  # serve until stdin closes or the process is interrupted
