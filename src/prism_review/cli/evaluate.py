@@ -102,15 +102,10 @@ def evaluate(
     compat: Annotated[bool, typer.Option("--compat", help="Reproduce the original PRISM code's behaviour")] = False,
     protocol: Annotated[
         str,
-<<<<<<< ours
-        typer.Option("--protocol", help="Judge call pattern: economical (default: no repeated work) | reference "
-                     "(reproduces the reference's call pattern, with this project's prompts; for audits)"),
-=======
         typer.Option("--protocol", help="Judge call pattern: economical (default: no repeated work, each call "
                      "holds one review, so a score does not depend on what else is in the run) | pooled (opt-in: "
                      "calls hold several reviews; cheaper, but scores depend on the other systems, papers and "
-                     "order of the run) | reference (reproduces the reference design's call pattern, for audits)"),
->>>>>>> theirs
+                     "order of the run) | reference (reproduces the reference's call pattern, with this project's prompts; for audits)"),
     ] = "economical",
     by_venue: Annotated[bool, typer.Option("--by-venue", help="Also print per-venue tables")] = False,
     concurrency: Annotated[
