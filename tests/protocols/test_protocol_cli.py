@@ -94,7 +94,7 @@ def test_economical_and_reference_call_patterns(tmp_path):
         if r.dimension == "novelty" and r.extracted.get("claims"):
             assert r.extracted["pairs"], r.unit_key
     assert Counter(r.dimension for r in eco_rows) == Counter(r.dimension for r in ref_rows)
-    assert {r.dimension for r in eco_rows if r.status == "ok"} == {"depth", "novelty", "flaws", "constructiveness"}
+    assert {r.dimension for r in eco_rows if r.status == "ok"} >= {"depth", "novelty", "flaws", "constructiveness"}
 
     # the protocol is part of the run's settings: resuming under the other one is refused
     server = LLMServer(schema_seed=7).start()

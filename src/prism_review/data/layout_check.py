@@ -140,8 +140,10 @@ def _check_venue(L, vid, vdir: Path, require_all: bool, add) -> None:  # type: i
         sid = spec.id
         sdir = vdir / folder
         if not sdir.is_dir():
-            # a venue of bring-your-own systems only evaluates those instead of PRISM's LLMs
-            if require_all and (sid == registry.HUMAN or not byo_only):
+            # a venue of bring-your-own systems only evaluates those instead of PRISM's LLMs;
+            # a plug-in system's folder is checked where it exists, never required
+            if require_all and (sid == registry.HUMAN
+                                or (not byo_only and registry.is_builtin(sid))):
                 add(sdir, f"review folder for system {sid!r} is missing")
             continue
         if add.outside(sdir):

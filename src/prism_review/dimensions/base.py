@@ -270,9 +270,11 @@ def unregister_dimension(name: str) -> None:
 
 
 def registered_here() -> list[type[Dimension]]:
-    """The dimensions registered from outside this package (``register_dimension`` by a
-    plug-in or a test), which another process does not find by itself."""
-    return [c for c in _REGISTRY.values() if not c.__module__.startswith(f"{__package__}.")]
+    """The dimensions registered at run time from outside this package (``register_dimension``
+    by a script or a test), which another process does not find by itself (an entry-point
+    plug-in it does find)."""
+    return [c for c in _REGISTRY.values()
+            if not c.__module__.startswith(f"{__package__}.") and c.name not in _FOUND]
 
 
 def dimension_class(name: str) -> type[Dimension]:
@@ -299,13 +301,22 @@ def dimension_names() -> list[str]:
     return sorted(_REGISTRY, key=lambda n: (_REGISTRY[n].order, n))
 
 
+#: the entry-point group an installed package declares its dimension modules in
+ENTRY_POINT_GROUP = "prism_review.dimensions"
+#: the names a fresh process registers by itself from entry points
+_FOUND: set[str] = set()
+
+
 def load_builtin_dimensions() -> None:
-    """Import every module of this package once, so the dimensions in it register themselves."""
+    """Import every module of this package once, so the dimensions in it register themselves,
+    then every module an installed package declares in the ``prism_review.dimensions``
+    entry-point group (a module registering with ``@register``, or a ``Dimension`` class)."""
     global _LOADED
     if _LOADED:
         return
     import importlib
     import pkgutil
+    from importlib import metadata
 
     import prism_review.dimensions as package
 
@@ -313,6 +324,17 @@ def load_builtin_dimensions() -> None:
     try:
         for info in pkgutil.iter_modules(package.__path__):
             importlib.import_module(f"{package.__name__}.{info.name}")
+        for ep in sorted(metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
+            obj = ep.load()
+            if isinstance(obj, type) and issubclass(obj, Dimension):
+                register(obj)
+            members = [obj] if isinstance(obj, type) else list(vars(obj).values())
+            names = {c.name for c in members if isinstance(c, type) and issubclass(c, Dimension)
+                     and _REGISTRY.get(getattr(c, "name", "")) is c}
+            if not names:
+                raise TypeError(f"entry point {ep.name!r} ({ep.value}) of group "
+                                f"{ENTRY_POINT_GROUP!r} registered no dimension")
+            _FOUND.update(names)
     except BaseException:
         _LOADED = False
         raise

@@ -193,6 +193,8 @@ _LOADED = False
 _LOCK = threading.RLock()
 #: the providers a fresh process registers by itself (built-ins and entry points)
 _FOUND: set[str] = set()
+#: the providers of this package's own modules (not plug-ins)
+_BUILTIN: set[str] = set()
 
 
 def modelapi(name: str, **declared: Any) -> Callable[[APIFactory], APIFactory]:
@@ -237,6 +239,7 @@ def _load() -> None:
         package = importlib.import_module(BUILTIN_PACKAGE)
         for mod in pkgutil.iter_modules(package.__path__):  # each module registers its unit
             importlib.import_module(f"{BUILTIN_PACKAGE}.{mod.name}")
+        _BUILTIN.update(set(_REGISTRY) - before)
         for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
             try:
                 ep.load()
@@ -244,6 +247,12 @@ def _load() -> None:
                 log.warning("provider plug-in %s (%s) failed to load: %s: %s", ep.name,
                             ep.value, type(exc).__name__, exc)
         _FOUND.update(set(_REGISTRY) - before)
+
+
+def builtin() -> list[Provider]:
+    """The providers this package ships (its ``llm/providers`` modules), in order."""
+    _load()
+    return [u for u in providers() if u.name in _BUILTIN]
 
 
 def registered_here() -> list[Provider]:

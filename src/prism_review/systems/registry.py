@@ -29,6 +29,8 @@ _SYSTEMS: dict[str, SystemSpec] = {}
 _discovered = False
 #: the ids a fresh process registers by itself (built-ins and entry points)
 _FOUND: set[str] = set()
+#: the ids of the systems this package ships (PRISM's evaluation layout has a folder for each)
+_BUILTIN: set[str] = set()
 
 
 def _discover() -> None:
@@ -44,6 +46,7 @@ def _discover() -> None:
         spec = getattr(importlib.import_module(f"{package.__name__}.{mod.name}"), "SPEC", None)
         if isinstance(spec, SystemSpec):
             found.append(spec)
+            _BUILTIN.add(spec.id)
     for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
         spec = ep.load()
         if not isinstance(spec, SystemSpec):
@@ -87,6 +90,13 @@ def unregister_system(system_id: str) -> None:
     """Remove a system registered with :func:`register_system` (``KeyError`` when unknown)."""
     _discover()
     del _SYSTEMS[system_id]
+
+
+def is_builtin(system_id: str) -> bool:
+    """Whether ``system_id`` is one of the systems this package ships (not a plug-in, not a
+    bring-your-own folder)."""
+    _discover()
+    return system_id in _BUILTIN
 
 
 def registered_here() -> list[SystemSpec]:

@@ -392,9 +392,13 @@ def main(argv: list[str] | None = None) -> None:
                         help="build replies from the sent JSON schema only, with this seed")
     parser.add_argument("--context-seed", type=int, default=None,
                         help="context-sensitive replies: numbers drawn from a hash of the whole request")
+    parser.add_argument("--api-key", default=None,
+                        help="answer 401 to a request whose bearer token is not this key")
     args = parser.parse_args(argv)
     server = LLMServer(latency=args.latency, schema_seed=args.schema_seed,
-                       context_seed=args.context_seed).start()
+                       context_seed=args.context_seed)
+    server.api_key = args.api_key
+    server.start()
     print(server.base_url, flush=True)
     try:
         sys.stdin.read()  # serve until stdin closes or the process is interrupted
