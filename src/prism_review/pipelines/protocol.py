@@ -39,7 +39,7 @@ from typing import Any
 PROTOCOLS = ("economical", "pooled", "reference")
 DEFAULT_PROTOCOL = "economical"
 #: each protocol's meaning, hashed into the config hash (1: never changed, left out of the hash)
-PROTOCOL_VERSIONS: dict[str, int] = {"economical": 2, "pooled": 1, "reference": 1}
+PROTOCOL_VERSIONS: dict[str, int] = {"economical": 3, "pooled": 1, "reference": 1}
 #: protocols whose scores depend on what else is in the run
 SELECTION_DEPENDENT = frozenset({"pooled"})
 
