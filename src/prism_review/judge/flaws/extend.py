@@ -47,9 +47,11 @@ How to form micro-flaws:
 For each weakness the review raises:
 - when it is the same flaw as a listed micro-flaw (under the rules above), give that flaw's \
 "flaw_id" exactly as listed, and leave "macro_topic" and "core_summary" empty;
-- otherwise it is a new flaw: give it a new id N01, N02, ... (one per new flaw), one topic and \
-one type from this taxonomy, written "<n>. <Topic> - <Type>", and a one-sentence \
-"core_summary";
+- otherwise it is a new flaw: give it a new id N01, N02, ... (one per new flaw), exactly one \
+topic and one type from the taxonomy below, written "<n>. <Topic> - <Type>", and a \
+one-sentence "core_summary".
+
+Taxonomy:
 {taxonomy}
 
 "quote" is the exact quote of the review's argument. List each flaw once; weaknesses of the \
