@@ -31,7 +31,7 @@ _SHARED = {"novelty.paper", "novelty.claims", "flaws.consolidate", "flaws.valida
 #: the steps each protocol sends (pipelines/protocol.py)
 STEPS = {
     "economical": _SHARED | {"depth.analyse", "novelty.verdict_review", "constructiveness.arc",
-                             "flaws.map_batch"},
+                             "flaws.map_batch", "flaws.extend", "flaws.map"},
     "pooled": _SHARED | {"depth.analyse", "novelty.verdict_paper", "constructiveness.arc_batch",
                          "flaws.map_batch"},
     "reference": _SHARED | {"depth.segment", "depth.classify", "depth.ground", "novelty.verdict",

@@ -70,26 +70,77 @@ def _calls_with(server: LLMServer, step: str, text: str) -> int:
                if r.step == step and any(text in (m.get("content") or "") for m in r.messages))
 
 
+def _sent(r: Any) -> str:
+    return " ".join(str(m.get("content") or "") for m in r.messages)
+
+
 @pytest.mark.parametrize("n_systems", [1, 3])
-async def test_a_human_review_is_extracted_once_per_paper(llm_server, loopback_judge, tmp_path, n_systems):
+async def test_the_human_side_is_asked_once_per_paper_and_each_pairing_holds_one_review(
+        llm_server, loopback_judge, tmp_path, n_systems):
     llm_server.set_responder(flaw_decisions.responder(llm_server.default_reply))
     rows = await _evaluate_paper(loopback_judge(), tmp_path / "eco", n_systems, "economical")
+    steps = Counter(r.step for r in llm_server.requests)
+    assert rows and all(r.status == "ok" for r in rows)
+    assert all(r.extracted["pieces"] == "human-side" for r in rows)
+    # the human side: one consolidation, one validation, one mapping of the humans, per paper
+    assert _calls_with(llm_server, "flaws.consolidate", HUMAN_TEXT[0]) == 1 == steps["flaws.consolidate"]
+    assert _calls_with(llm_server, "flaws.map_batch", HUMAN_TEXT[0]) == 1 == steps["flaws.map_batch"]
+    batch = next(r for r in llm_server.requests if r.step == "flaws.map_batch")
+    assert batch.messages[-1]["content"].count("<<<BEGIN REVIEW") == 2  # the humans only
+    # per pairing: one flaws.extend and one flaws.map, each holding the one system review and
+    # no other system's; the validations of the new flaws of each pairing after the panel's
+    assert steps["flaws.extend"] == n_systems == steps["flaws.map"]
+    assert steps["flaws.validate"] == 1 + n_systems
+    for step in ("flaws.extend", "flaws.map", "flaws.validate"):
+        for r in llm_server.requests:
+            if r.step == step and SYSTEM_TEXT.split(".")[0] in _sent(r):
+                assert sum(f"The {own} is a concern" in _sent(r) for own in OWN) <= 1
+    for r in llm_server.requests:
+        if r.step in ("flaws.consolidate", "flaws.map_batch"):
+            assert SYSTEM_TEXT not in _sent(r)  # the human side never holds a system review
+    extend = next(r for r in llm_server.requests if r.step == "flaws.extend")
+    user = extend.messages[-1]["content"]
+    assert user.index("MICRO-FLAWS") < user.index("<<<BEGIN REVIEW")  # the shared part first
+    # the reference protocol re-reads the human review in every pairing and the human-only bank
+    llm_server.requests.clear()
+    await _evaluate_paper(loopback_judge(cache_dir=tmp_path / "ref-cache"), tmp_path / "ref", n_systems, "reference")
+    assert _calls_with(llm_server, "flaws.consolidate", HUMAN_TEXT[0]) == n_systems + 1
+    assert _calls_with(llm_server, "flaws.map", HUMAN_TEXT[0]) == n_systems + 1
+
+
+@pytest.mark.parametrize("n_systems", [1, 3])
+async def test_pooled_asks_each_piece_once_over_every_review_of_the_paper(
+        llm_server, loopback_judge, tmp_path, n_systems):
+    llm_server.set_responder(flaw_decisions.responder(llm_server.default_reply))
+    rows = await _evaluate_paper(loopback_judge(), tmp_path / "pooled", n_systems, "pooled")
     steps = Counter(r.step for r in llm_server.requests)
     assert rows and all(r.status == "ok" for r in rows)
     assert all(r.extracted["pieces"] == "paper" for r in rows)
     assert _calls_with(llm_server, "flaws.consolidate", HUMAN_TEXT[0]) == 1
     assert steps["flaws.consolidate"] == 1 and steps["flaws.validate"] == 1
     # every review mapped in one call per paper: the two humans and each system's review
-    assert steps["flaws.map_batch"] == 1 and "flaws.map" not in steps
+    assert steps["flaws.map_batch"] == 1 and "flaws.map" not in steps and "flaws.extend" not in steps
     batch = next(r for r in llm_server.requests if r.step == "flaws.map_batch")
     user = batch.messages[-1]["content"]
     assert user.count("<<<BEGIN ISSUE_BANK") == 1  # the bank sent once
     assert user.count("<<<BEGIN REVIEW") == 2 + n_systems
-    # the reference protocol re-reads the human review in every pairing and the human-only bank
-    llm_server.requests.clear()
-    await _evaluate_paper(loopback_judge(cache_dir=tmp_path / "ref-cache"), tmp_path / "ref", n_systems, "reference")
-    assert _calls_with(llm_server, "flaws.consolidate", HUMAN_TEXT[0]) == n_systems + 1
-    assert _calls_with(llm_server, "flaws.map", HUMAN_TEXT[0]) == n_systems + 1
+
+
+async def test_a_system_rows_do_not_move_when_another_system_joins(llm_server, loopback_judge, tmp_path):
+    """A context-sensitive judge (every answer a hash of the whole request): sys0's rows are the
+    same with one system or three under economical; under pooled they move."""
+    llm_server.context_seed = 5
+    llm_server.set_responder(flaw_decisions.responder(llm_server.default_reply))
+
+    async def sys0(n: int, protocol: str) -> list[Any]:
+        rows = await _evaluate_paper(loopback_judge(cache_dir=tmp_path / f"c{n}{protocol}"),
+                                     tmp_path / f"m{n}{protocol}", n, protocol)
+        return [(r.reviewer_id, r.status, r.metrics, r.extracted["micro_flaws"]) for r in rows
+                if r.system == "sys0"]
+
+    alone, joined = await sys0(1, "economical"), await sys0(3, "economical")
+    assert alone and alone == joined
+    assert await sys0(1, "pooled") != await sys0(3, "pooled")
 
 
 async def test_a_resumed_run_does_not_redo_memoised_pieces(llm_server, loopback_judge, tmp_path):
@@ -98,31 +149,34 @@ async def test_a_resumed_run_does_not_redo_memoised_pieces(llm_server, loopback_
     first = await _evaluate_paper(loopback_judge(), memo, 2, "economical", only_first=True)
     assert first and all(r.status == "ok" for r in first)
     done = Counter(r.step for r in llm_server.requests)
-    # the paper's reviews are mapped in one call, the second system's too
-    assert done["flaws.consolidate"] == 1 and done["flaws.validate"] == 1 and done["flaws.map_batch"] == 1
+    assert done["flaws.consolidate"] == 1 and done["flaws.map_batch"] == 1 and done["flaws.extend"] == 1
     llm_server.requests.clear()
     # a new process: a fresh memo store on the same folder and an empty reply cache
     rows = await _evaluate_paper(loopback_judge(cache_dir=tmp_path / "fresh-cache"), memo, 2, "economical")
     again = Counter(r.step for r in llm_server.requests)
-    assert not again  # every piece of the paper, sys1's mapping included, came from the memo
+    # the human side came from the memo; only the second pairing's own calls were made
+    assert again["flaws.extend"] == 1 and again["flaws.map"] == 1
+    assert set(again) <= {"flaws.extend", "flaws.validate", "flaws.map"}
+    assert _calls_with(llm_server, "flaws.extend", "The metric is a concern") == 1
     assert [r.metrics for r in rows[: len(first)]] == [r.metrics for r in first]
 
 
 async def test_panel_units_from_the_paper_pieces_equal_the_reference(llm_server, loopback_judge, tmp_path):
-    """A paper without human reviews: each system against the others (Panel_k), both protocols."""
+    """A paper without human reviews: each system against the others (Panel_k), every protocol
+    (economical asks each panel unit as the reference does; pooled builds them from the paper's pieces)."""
     llm_server.set_responder(flaw_decisions.responder(llm_server.default_reply))
     dim = get_dimension("flaws")
     paper, reviews, systems = _paper(3)
     reviews["human"] = []
     got = {}
-    for protocol in ("reference", "economical"):
+    for protocol in ("reference", "economical", "pooled"):
         ctx = RunContext(loopback_judge(cache_dir=tmp_path / f"c-{protocol}"), settings={"protocol": protocol},
                          memo_store=MemoStore(tmp_path / protocol))
         units = list(dim.work_units(paper, reviews, systems))
         assert [u.extra["reference"] for u in units] == ["panel"] * 3
         rows = [r for u in units for r in await dim.evaluate(u, ctx)]
         got[protocol] = [(r.unit_key, r.extracted["pool_id"], r.status, r.metrics) for r in rows]
-    assert got["economical"] == got["reference"]
+    assert got["economical"] == got["reference"] == got["pooled"]
     assert all(status == "ok" for _, _, status, _ in got["economical"])
     # not a comparison of empty rows: each review detected flaws and the panels found valid ones
     assert all(m["n_detected"] and m["gt_valid"] for *_, m in got["economical"])
@@ -222,12 +276,23 @@ def test_both_protocols_give_the_same_flaw_metrics_on_the_demo(decisions_server,
     assert len(ok) > 50 and any(m["gt_valid"] for m in ok)
     assert {m["critical_recall"] for m in ok if m["critical_recall"] is not None} - {0.0, 1.0}
     assert any(m["ncps"] is not None for m in ok)
-    # one consolidation and one validation per paper instead of one per unit
+    # the human side once per paper, then one extension and one mapping per pairing
     papers = len({k.rsplit("/flaws/", 1)[0] for k, _ in ref})
+    pairings = len({k for k, _ in ref if not k.endswith("/human-only")})
     assert eco_steps["flaws.consolidate"] == papers < ref_steps["flaws.consolidate"]
-    assert eco_steps["flaws.validate"] <= papers < ref_steps["flaws.validate"]
-    # every paper's reviews mapped in one call (none of them fell back to one call per review)
-    assert eco_steps["flaws.map_batch"] <= papers and "flaws.map" not in eco_steps
+    assert eco_steps["flaws.map_batch"] <= papers  # the humans of a paper in one call
+    assert eco_steps["flaws.extend"] == pairings
+    assert eco_steps["flaws.map"] <= pairings  # none fell back to one call per human
+    assert eco_steps["flaws.validate"] <= papers + pairings
+    assert eco_steps.total() < ref_steps.total()
+    # the pooled protocol: the same decisions, each piece once per paper over every review
+    decisions_server.requests.clear()
+    res = _evaluate(decisions_server.base_url, tmp_path / "pooled", tmp_path / "c-pooled", "--protocol", "pooled")
+    assert res.exit_code == 0, res.output
+    pooled_steps = Counter(r.step for r in decisions_server.requests)
+    assert _by_row(tmp_path / "pooled") == ref
+    assert pooled_steps["flaws.consolidate"] == papers and pooled_steps["flaws.validate"] <= papers
+    assert pooled_steps["flaws.map_batch"] <= papers and "flaws.map" not in pooled_steps
 
 
 def test_an_outage_leaves_units_unwritten_and_the_rerun_completes_them(decisions_server, tmp_path, monkeypatch):

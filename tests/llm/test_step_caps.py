@@ -21,6 +21,7 @@ from pydantic import BaseModel
 
 from prism_review.judge.base import JudgeStep
 from prism_review.judge.constructiveness.arc_batch import ARCBatchInput, ARCBatchStep, BatchReview
+from prism_review.judge.flaws.extend import ExtendInput, ExtendStep
 from prism_review.judge.flaws.models import (
     ConsolidateInput,
     Issue,
@@ -54,6 +55,7 @@ CASES: list[tuple[JudgeStep[Any, Any], BaseModel]] = [
         MicroFlaw(flaw_id=f"F{i:03d}", core_summary="s") for i in range(250)])),
     (MapStep(), MapInput(reviewer_id="Human_1", review_text="r", issues=ISSUES)),
     (MapBatchStep(), MapBatchInput(reviews=REVIEWS, issues=ISSUES)),
+    (ExtendStep(), ExtendInput(flaws=[MicroFlaw(flaw_id="F01", core_summary="s")], review=REVIEWS[0])),
     (VerdictReviewStep(), REVIEW_CLAIMS),
     (VerdictPaperStep(), REVIEW_CLAIMS),
     (VerdictBatchStep(), VerdictBatchInput(claim_id="C1", claim="c", paper_context="p", candidates=[

@@ -7,7 +7,8 @@ moves with everything in its prompt. The decisions underneath come from the deci
 rows carry real values.
 
 A base run (the first ``LIMIT`` demo papers, every system) is compared with runs that change what
-else is in the run or how it is run: other systems absent, a smaller ``--limit``, ``--sample``
+else is in the run or how it is run: other systems not selected (``--system``) or not in the
+data at all (a copy of the demo without one system), a smaller ``--limit``, ``--sample``
 with the papers in reverse order, ``--venue``, a resume after ``kill -9``, ``--engine ray`` (when
 Ray is installed) and ``--batch``; under the default ``economical`` protocol and under
 ``--protocol reference``. Every row a variant shares with the base, every dimension, must be
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -106,6 +108,18 @@ def first_papers(n: int) -> list[str]:
 
 
 PROTOCOLS = ("economical", "reference")
+#: the system a leaderboard adds last: the demo copied without its reviews
+ABSENT = "claude_opus"
+
+
+def without_system(root: Path) -> Path:
+    """A copy of the demo without :data:`ABSENT`'s reviews (``--system`` only selects whose rows
+    are written; this takes the system out of the data, as a leaderboard before it joined)."""
+    copy = root / "demo-without-system"
+    if not copy.exists():
+        shutil.copytree(demo_root(), copy)
+        shutil.rmtree(copy / "ICLR2024" / ABSENT)
+    return copy
 
 
 @pytest.fixture(scope="module")
@@ -115,6 +129,7 @@ def runs(server, tmp_path_factory) -> dict[str, dict[str, Path]]:
     ids = first_papers(LIMIT)
     sample = root / "paper_ids_3_iclr2024.txt"
     sample.write_text("\n".join(reversed(ids)) + "\n")
+    absent = without_system(root)
     out: dict[str, dict[str, Path]] = {}
     for protocol in PROTOCOLS:
         p = ("--protocol", protocol)
@@ -122,6 +137,7 @@ def runs(server, tmp_path_factory) -> dict[str, dict[str, Path]]:
         variants = {
             "base": ("--limit", str(LIMIT)),
             "fewer systems": ("--limit", str(LIMIT), "--system", "gpt4", "--system", "human"),
+            "system absent from the data": ("--limit", str(LIMIT), "--data", str(absent)),
             "smaller limit": ("--limit", str(LIMIT - 1)),
             "reversed sample": ("--sample", str(sample)),
             "venue": ("--limit", str(LIMIT), "--venue", "ICLR2024"),
@@ -135,7 +151,7 @@ def runs(server, tmp_path_factory) -> dict[str, dict[str, Path]]:
     return out
 
 
-VARIANTS = ("fewer systems", "smaller limit", "reversed sample", "venue", "batch")
+VARIANTS = ("fewer systems", "system absent from the data", "smaller limit", "reversed sample", "venue", "batch")
 
 
 @pytest.mark.parametrize("protocol", PROTOCOLS)
@@ -160,7 +176,8 @@ def test_the_rows_compared_carry_scores(runs, protocol):
 
 def test_pooled_rows_do_depend_on_the_rest_of_the_run(server, tmp_path):
     """The same harness sees the pooled protocol's dependence: constructiveness groups and the
-    paper-level novelty verdicts give other numbers when other systems leave the run."""
+    paper-level novelty verdicts give other numbers when other systems leave the run, the
+    paper-wide flaw pieces when a system leaves the data."""
     base, fewer = tmp_path / "base", tmp_path / "fewer"
     evaluate(server.base_url, base, "--protocol", "pooled", "--limit", str(LIMIT))
     evaluate(server.base_url, fewer, "--protocol", "pooled", "--limit", str(LIMIT),
@@ -169,6 +186,13 @@ def test_pooled_rows_do_depend_on_the_rest_of_the_run(server, tmp_path):
         n_diff, n = differing(base, fewer, dim)
         assert n_diff >= n // 2, f"only {n_diff} of {n} pooled {dim} rows moved"
     assert differing(base, fewer, "depth")[0] == 0  # DoA is per review under every protocol
+    # pooled flaws are consolidated over every review of the paper in the data: a system taken
+    # out of the data moves the others' rows
+    absent = tmp_path / "absent"
+    evaluate(server.base_url, absent, "--protocol", "pooled", "--limit", str(LIMIT), "--dimension", "flaws",
+             "--data", str(without_system(tmp_path)))
+    n_diff, n = differing(base, absent, "flaws")
+    assert n_diff >= n // 2, f"only {n_diff} of {n} pooled flaws rows moved"
 
 
 def test_context_sensitive_server_moves_answers_with_the_whole_request():

@@ -11,8 +11,11 @@ of :func:`prism_review.systems.text.review_text`):
 
 The judge's decisions for a unit (:class:`~.flaws_pairing.FlawEvidence`) come from
 :func:`~.flaws_pairing.pairing_evidence` (consolidate → validate → map per unit, the reference
-pattern) or, under ``--protocol economical`` with an LLM judge, from the paper's memoised pieces
-(:func:`~.flaws_pieces.paper_evidence`); either way the pure metrics of
+pattern; also the panel units under ``economical``), under ``--protocol economical`` with an LLM
+judge from the human side built once per paper plus the pairing's own review
+(:func:`~.flaws_human_side.human_side_evidence`, selection-invariant), or under ``--protocol
+pooled`` from the pieces of all the paper's reviews (:func:`~.flaws_pieces.paper_evidence`);
+either way the pure metrics of
 :mod:`prism_review.metrics.cfi` / ``.cps`` are computed here. One row per pooled reviewer:
 ``system`` is ``human`` for humans (``pairing`` = the LLM system) and the system id for the LLM;
 every row records ``extracted["reference"]`` (``human`` or ``panel``). Human's headline is the
@@ -33,6 +36,7 @@ from prism_review.dimensions.base import (
     WorkUnit,
     register,
 )
+from prism_review.dimensions.flaws_human_side import human_side_evidence
 from prism_review.dimensions.flaws_pairing import FlawEvidence, pairing_evidence
 from prism_review.dimensions.flaws_panel import (
     DEFAULT_REFERENCE,
@@ -54,7 +58,7 @@ from prism_review.dimensions.settings import SettingSpec
 from prism_review.judge.flaws.models import DEFAULT_PAPER_CHARS
 from prism_review.metrics.cfi import LLM_ID, cfi_report, detected_flaws
 from prism_review.metrics.cps import add_cps_norm, score_review
-from prism_review.pipelines.protocol import is_economical
+from prism_review.pipelines.protocol import is_economical, is_pooled
 from prism_review.records import Paper, Review
 from prism_review.systems.text_policy import AllText, Sections, TextPolicy
 
@@ -211,12 +215,19 @@ class FlawsDimension(Dimension):
         if reference == "panel" and LLM_ID not in ids:
             return [self._skipped(unit, "the evaluated review has no flaw-dimension text")]
         written = {LLM_ID} if reference == "panel" else set(ids)
-        # economical: the paper's pieces, asked once and shared; else the reference's per-unit steps
-        economical = is_economical(ctx) and "paper_reviews" in unit.extra
-        ev = await (paper_evidence if economical else pairing_evidence)(ctx, unit, members)
+        # economical: the human side once per paper, one call pattern per pairing's review;
+        # pooled: the paper's pieces over all its reviews; else the reference's per-unit steps
+        pieces = None
+        if is_pooled(ctx) and "paper_reviews" in unit.extra:
+            pieces, how = "paper", paper_evidence
+        elif is_economical(ctx) and reference == REFERENCE_HUMAN:
+            pieces, how = "human-side", human_side_evidence
+        else:
+            how = pairing_evidence
+        ev = await how(ctx, unit, members)
         if ev.error is not None:
             return self._unscored(unit, members, written, ev.error)
-        shared = {**reference_info(unit, members, setting), **({"pieces": "paper"} if economical else {})}
+        shared = {**reference_info(unit, members, setting), **({"pieces": pieces} if pieces else {})}
         return self._rows(unit, members, written, ev, shared, compat)
 
     def _rows(self, unit: WorkUnit, members: list[Member], written: set[str], ev: FlawEvidence,

@@ -6,7 +6,7 @@ onto the unit's valid-issue bank. :func:`pairing_evidence` asks for it as the re
 (``--protocol reference``, the offline judge, ``--compat``): ``flaws.consolidate`` over the
 unit's pool, ``flaws.validate`` of its micro-flaws against the paper (the first
 ``flaws.paper_chars`` characters, default 45,000), then ``flaws.map`` per reviewer (skipped when
-the bank is empty). :mod:`.flaws_pieces` builds the same evidence from per-paper pieces.
+the bank is empty). :mod:`.flaws_human_side` (economical) and :mod:`.flaws_pieces` (pooled) build the same evidence from per-paper pieces.
 """
 
 from __future__ import annotations

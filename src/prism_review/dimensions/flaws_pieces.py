@@ -1,4 +1,9 @@
-"""Economical flaws (``--protocol economical``): each judge decision asked once per paper.
+"""Pooled flaws (``--protocol pooled``): each judge decision asked once per paper, over every review.
+
+A system's rows here depend on every other review of the paper in the data (docs/fidelity.md,
+"Economical flaws", ``--protocol pooled``); the default economical protocol asks the human side
+once per paper and each pairing's review on its own (:mod:`.flaws_human_side`), which also
+reuses :func:`mapping`, :func:`single_mapping` and :func:`batch_input` below.
 
 Under the reference protocol every (human panel, LLM system) pairing re-reads the human reviews:
 a paper with H humans and S systems sends S + 1 consolidations (one per pairing and the

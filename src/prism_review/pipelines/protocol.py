@@ -11,13 +11,16 @@ decisions; they differ in how the decisions are asked for (docs/fidelity.md, "Pr
   novelty's paper side and candidate pool once per paper and one ``novelty.verdict_review``
   call per review (its claims against the pool, split when they exceed one call's output
   budget); one constructiveness call per review (the rubric first, so provider prompt caching
-  applies); the flaws' per-paper pieces as ``dimensions/flaws*.py`` describe. Two reviews share
-  a decision only through the cache of an identical request.
+  applies); for flaws the human side once per paper (the humans' consolidation, validation and
+  mapping) and per pairing one ``flaws.extend``, a validation of its new flaws and one
+  ``flaws.map``, each holding only the pairing's system review and the human side
+  (``dimensions/flaws_human_side.py``). Two reviews share a decision only through the cache of
+  an identical request.
 * ``pooled`` is the earlier economical pattern, an explicit opt-in: calls that hold several
   reviews (the novelty claims of all the paper's reviews in ``novelty.verdict_paper`` calls,
   ``dimensions/novelty_paper.py``; the reviews of a group of consecutive papers in one
   ``constructiveness.arc_batch`` call, ``pipelines/grouping.py``) and the flaw pieces built
-  from all of a paper's reviews. Cheaper, but **a review's scores depend on what else is in the
+  from all of a paper's reviews (``dimensions/flaws_pieces.py``). Cheaper, but **a review's scores depend on what else is in the
   run** (other systems, ``--limit``, the order of the source); Table 1, summary.md and the
   report say so.
 * ``reference`` reproduces the reference design's **call pattern**, for audits and paper
@@ -29,7 +32,8 @@ The offline judge makes no calls; it runs the same code under every protocol.
 ``PROTOCOL_VERSIONS`` enter the run's config hash (``pipelines/run_config.py``): a protocol
 whose meaning changes gets a new version, so a run folder made under the old meaning is refused
 on resume instead of being mixed. Version 2 of ``economical`` is the selection-invariant one
-(version 1, today's ``pooled``, had no version in the hash).
+(version 1, today's ``pooled``, had no version in the hash); version 3 made flaws invariant too
+(version 2 still consolidated, validated and mapped every review of a paper together).
 """
 
 from __future__ import annotations
@@ -39,7 +43,7 @@ from typing import Any
 PROTOCOLS = ("economical", "pooled", "reference")
 DEFAULT_PROTOCOL = "economical"
 #: each protocol's meaning, hashed into the config hash (1: never changed, left out of the hash)
-PROTOCOL_VERSIONS: dict[str, int] = {"economical": 2, "pooled": 1, "reference": 1}
+PROTOCOL_VERSIONS: dict[str, int] = {"economical": 3, "pooled": 1, "reference": 1}
 #: protocols whose scores depend on what else is in the run
 SELECTION_DEPENDENT = frozenset({"pooled"})
 

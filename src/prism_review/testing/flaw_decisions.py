@@ -9,6 +9,8 @@ of the rest of the request:
   contains ``k`` (the first keyword of :data:`KEYWORDS` the sentence holds); its quote is the
   first such sentence. Two reviews raise the same flaw exactly when they share the keyword, so
   the grouping is the same in any pool that holds both.
+* ``flaws.extend``: the review's keywords (as above); one a listed flaw holds is that flaw, any
+  other a new flaw of that keyword;
 * ``flaws.validate``: validity and severity follow from the flaw's keyword alone.
 * ``flaws.map``: a review mentions, in its own order, each bank issue whose keyword one of its
   sentences holds (first mention only), so mapping onto a larger bank and keeping the smaller
@@ -70,6 +72,29 @@ def consolidate(user: str) -> dict[str, Any]:
     return {"micro_flaws": flaws}
 
 
+def extend(user: str) -> dict[str, Any]:
+    """The review's keywords, as :func:`consolidate` finds them: a listed flaw of the same
+    keyword is that flaw, any other keyword a new flaw (so the pairing's flaws group as a
+    consolidation of the panel and the review would)."""
+    blocks = fenced_blocks(user, "MICRO-FLAWS")
+    listed = json.loads(blocks[0])["micro_flaws"] if blocks else []
+    by_key = {_key_of_summary(f.get("core_summary", "")): f["flaw_id"] for f in listed}
+    raised, seen = [], set()
+    for _, _, text in _REVIEWER.findall(user)[:1]:
+        for s in sentences(text):
+            k = keyword_of(s)
+            if k is None or k in seen:
+                continue
+            seen.add(k)
+            if k in by_key:
+                raised.append({"flaw_id": by_key[k], "macro_topic": "", "core_summary": "", "quote": s})
+            else:
+                raised.append({"flaw_id": f"N{len(seen):02d}",
+                               "macro_topic": ALL_LABELS[KEYWORDS.index(k) % len(ALL_LABELS)],
+                               "core_summary": _SUMMARY.format(k), "quote": s})
+    return {"raised": raised}
+
+
 def validate(user: str) -> dict[str, Any]:
     blocks = fenced_blocks(user, "MICRO-FLAWS")
     flaws = json.loads(blocks[0])["micro_flaws"] if blocks else []
@@ -116,6 +141,7 @@ def map_batch(user: str) -> dict[str, Any]:
 STEPS: dict[str, Callable[[str], dict[str, Any]]] = {
     schema_name("flaws.consolidate"): consolidate, schema_name("flaws.validate"): validate,
     schema_name("flaws.map"): map_review, schema_name("flaws.map_batch"): map_batch,
+    schema_name("flaws.extend"): extend,
 }
 
 

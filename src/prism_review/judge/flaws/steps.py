@@ -1,5 +1,7 @@
 """The three flaw judge steps: ``flaws.consolidate``, ``flaws.validate`` and ``flaws.map``
-(and ``flaws.map_batch``, the economical protocol's mapping of a paper's reviews in one call).
+(and ``flaws.map_batch``, the mapping of several reviews of a paper in one call: the human
+panel's under ``--protocol economical``, every review's under ``pooled``; ``flaws.extend``, one
+review added to the panel's flaws, is in :mod:`.extend`).
 
 Each step has an LLM prompt (:mod:`.prompts`) and an offline implementation (:mod:`.offline`)
 behind the same typed interface, and a ``finalize`` that normalises either route's answer.
