@@ -266,7 +266,8 @@ class EvalLayout:
             folder = self.venue_dir(venue) / spec.folder
             if not self._usable_dir(folder):
                 return []
-            path = spec.find(folder, paper_id)
+            path, notes = spec.locate(folder, paper_id)
+            self.skipped.extend((str(p), n) for p, n in notes)
             if path is None:
                 return []
             self._inside(path)
@@ -285,6 +286,7 @@ class EvalLayout:
             source.paper_ids()  # indexes the folder, so its bad rows are reported up front
             for err in source.problems:
                 self._problem(err)
+            self.skipped.extend(getattr(source, "skipped", []))
             self._stores[key] = source
         return self._stores[key].reviews(paper_id, vid)
 
