@@ -38,7 +38,7 @@ from prism_review.records import Decision, Paper, Review
 from prism_review.systems import registry
 from prism_review.systems.base import read_json, read_text
 from prism_review.systems.byo import byo_spec, is_byo_folder
-from prism_review.systems.human import human_meta
+from prism_review.systems.human import human_meta, unused_fields
 from prism_review.systems.registry import HUMAN, get_system, register_system
 from prism_review.systems.spec import ReviewStore, SystemSpec
 from prism_review.venues import get_venue, leading_number
@@ -76,6 +76,7 @@ class EvalLayout:
         #: to the length limits. Callers report them (``errors.jsonl``, the CLI summary).
         self.problems: list[DataError] = []
         self._reported: set[str] = set()
+        self._noted: set[tuple[str, str]] = set()
 
     def _problem(self, err: DataError) -> None:
         """Record ``err`` once (the same folder is looked at for every paper)."""
@@ -195,9 +196,16 @@ class EvalLayout:
         """The human file for metadata; a malformed one gives None here (``load_reviews``
         reports it, naming the file), so the paper itself still loads."""
         try:
-            return self._human_json(venue, paper_id)
+            data = self._human_json(venue, paper_id)
         except DataError:
             return None
+        if data is not None:
+            path = str(self.venue_dir(venue) / get_system(HUMAN).folder / f"{paper_id}.json")
+            for note in unused_fields(data, get_venue(venue).id):
+                if (path, note) not in self._noted:  # a paper's metadata is read many times
+                    self._noted.add((path, note))
+                    self.skipped.append((path, note))
+        return data
 
     def _metadata(self, venue: str) -> dict[str, dict[str, Any]]:
         path = self.venue_dir(venue) / METADATA_FILE

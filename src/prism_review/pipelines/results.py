@@ -144,6 +144,7 @@ def _complete_units(
     raw = path.read_bytes()
     complete = raw[: raw.rfind(b"\n") + 1]
     groups: OrderedDict[tuple[str, str], list[ResultRow]] = OrderedDict()
+    hashes: dict[str, int] = {}  # config hash -> its first line (read-only: one hash only)
     for lineno, raw_line in enumerate(complete.split(b"\n"), start=1):
         line = raw_line.decode("utf-8", errors="replace")
         if not line.strip():
@@ -164,6 +165,14 @@ def _complete_units(
                 f"{path}: line {lineno} has schema_version {row.schema_version}, "
                 f"this prism-review writes {RESULTS_SCHEMA_VERSION}"
             )
+        if row.config_hash and damaged is None:
+            hashes.setdefault(row.config_hash, lineno)
+        if len(hashes) > 1:
+            first = next(iter(hashes.items()))
+            raise ResultsLogError(
+                f"{path}: line {lineno} is a row of config {row.config_hash}, line {first[1]} of "
+                f"config {first[0]}: the log mixes runs made with other settings, so its rows "
+                "cannot be summarised together (keep each run in its own folder)")
         groups.setdefault(_unit_id(row), []).append(row)
     kept: OrderedDict[tuple[str, str], list[ResultRow]] = OrderedDict()
     dropped = 0
