@@ -70,3 +70,15 @@ def test_byo_twins_copies_and_repeated_rows_count_once(tmp_path: Path) -> None:
         (f"{byo / 'more.jsonl'}:1", "not read: the same row as reviews.jsonl line 1 (counted once)"),
         (f"{byo / 'more.jsonl'}:2", "not read: the same row as reviews.jsonl line 1 (counted once)"),
     ])
+
+
+def test_data_validate_shows_the_same_counted_notes(tmp_path: Path) -> None:
+    root = write_layout(tmp_path / "data", {"ICLR2024": ["p1", "p2"]})
+    sea, byo = root / "ICLR2024" / "sea", root / "ICLR2024" / "my_reviewer"
+    (sea / "p2.txt").unlink()
+    os.symlink("p1.txt", sea / "p2.txt")
+    shutil.copy(byo / "reviews.jsonl", byo / "copy.jsonl")
+    res = runner.invoke(app, ["data", "validate", "--partial", str(root)])
+    said = " ".join(res.output.split())
+    assert f"{sea / 'p2.txt'}: not read: a link to p1.txt, the review file of paper 'p1'" in said, said
+    assert f"{byo / 'copy.jsonl'}: not read: a copy of reviews.jsonl" in said, said
