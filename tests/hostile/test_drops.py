@@ -104,3 +104,15 @@ def test_compare_runs_refuses_an_unknown_metric_like_compare(tmp_path: Path) -> 
     res = runner.invoke(app, ["compare", "--runs", str(out), str(out), "--metric", "bogus"])
     assert res.exit_code == 2, res.output
     assert "unknown metric 'bogus'" in res.output and "mcs" in res.output.lower(), res.output
+
+
+def test_a_byo_score_that_is_a_list_names_its_row(tmp_path: Path) -> None:
+    root = write_layout(tmp_path / "data", {"ICLR2024": ["p1"]})
+    path = root / "ICLR2024" / "my_reviewer" / "reviews.jsonl"
+    row = json.loads(path.read_text().splitlines()[0])
+    row["scores"] = {"Rating": [6]}
+    path.write_text(json.dumps(row) + "\n")
+    lay = EvalLayout(root)
+    assert lay.load_reviews("ICLR2024", "p1", "my_reviewer") == []
+    assert [str(p) for p in lay.problems] == [
+        f"{path} (field 'line 1: scores.Rating'): expected a number or string, got list"]

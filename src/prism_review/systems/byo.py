@@ -77,6 +77,10 @@ def parse_row(path: Path, line_no: int, line: bytes | str) -> dict[str, Any]:
     if row.get("scores") is not None and not isinstance(row["scores"], dict):
         raise DataError(path, f"expected an object, got {type(row['scores']).__name__}",
                         field=f"{where}: scores")
+    for name, value in (row.get("scores") or {}).items():  # a list score read as no score
+        if value is not None and (isinstance(value, bool) or not isinstance(value, str | int | float)):
+            raise DataError(path, f"expected a number or string, got {type(value).__name__}",
+                            field=f"{where}: scores.{name}")
     rating = row.get("rating")
     if rating is not None and not isinstance(rating, str | int | float):
         raise DataError(path, f"expected a number or string, got {type(rating).__name__}",
