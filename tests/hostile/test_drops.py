@@ -116,3 +116,19 @@ def test_a_byo_score_that_is_a_list_names_its_row(tmp_path: Path) -> None:
     assert lay.load_reviews("ICLR2024", "p1", "my_reviewer") == []
     assert [str(p) for p in lay.problems] == [
         f"{path} (field 'line 1: scores.Rating'): expected a number or string, got list"]
+
+
+def test_a_raw_venue_folder_decision_that_is_a_number_is_said(tmp_path: Path) -> None:
+    from prism_review.data.venue_folder import VenueFolder
+
+    folder = tmp_path / "ICLR_2024"
+    (folder / "json").mkdir(parents=True)
+    (folder / "txt").mkdir()
+    (folder / "json" / "a.json").write_text(json.dumps(
+        {"title": "T", "Decision": 1, "reviews": [{"summary": "A review."}]}))
+    (folder / "txt" / "a.txt").write_text("Paper text.")
+    with VenueFolder(folder) as vf:
+        paper, _ = vf.paper("a")
+        assert paper.decision.raw is None  # was "1"
+        assert [str(s) for s in vf.skips.skips] == [
+            f"{folder}/json/a.json (field 'Decision'): expected text, got int (not used)"]

@@ -111,20 +111,9 @@ class _Source:
             raise DataError(self.label(rel), f"cannot read zip member: {exc}") from exc
 
     def _read_member(self, info: zipfile.ZipInfo, rel: str) -> bytes:
-        """The member's bytes, streamed: a member over :data:`limits.MAX_FILE_BYTES` (declared,
-        or found while reading) is refused, naming it, before it fills the memory."""
         assert self._zip is not None
-        limit = limits.MAX_FILE_BYTES
-        over = DataError(self.label(rel), f"member is over the {limit:,}-byte limit (refused)")
-        if info.file_size > limit:
-            raise over
-        buf = bytearray()
         with self._zip.open(info) as fh:
-            for chunk in iter(lambda: fh.read(1 << 20), b""):
-                buf += chunk
-                if len(buf) > limit:
-                    raise over
-        return bytes(buf)
+            return limits.read_capped(fh, self.label(rel), declared=info.file_size)
 
     def close(self) -> None:
         if self._zip is not None:
@@ -334,6 +323,12 @@ class VenueFolder:
                 label, f"expected text or object, got {type(meta).__name__}", field="Meta review"
             )
             meta = None
+        decision = rec.get("Decision")
+        for key in ("Decision", "title", "abstract"):  # Decision: 1 is no decision, not "1"
+            value = rec.get(key)
+            if value is not None and not isinstance(value, str):
+                self.skips.add(label, f"expected text, got {type(value).__name__} (not used)",
+                               field=key)
         tei = self._optional(self.grobid_tei, paper_id) if with_text else None
         gmeta = self._optional(self.grobid_metadata, paper_id)
         full = ""
@@ -361,7 +356,7 @@ class VenueFolder:
             full_text=full,
             sections=tei.sections if tei else [],
             bibliography=bib,
-            decision=Decision.parse(rec.get("Decision")),
+            decision=Decision.parse(decision if isinstance(decision, str) else None),
             meta_review=meta,
             keywords=[str(k) for k in rec.get("keywords") or [] if isinstance(k, str)],
             source_path=label,
