@@ -132,3 +132,19 @@ def test_a_raw_venue_folder_decision_that_is_a_number_is_said(tmp_path: Path) ->
         assert paper.decision.raw is None  # was "1"
         assert [str(s) for s in vf.skips.skips] == [
             f"{folder}/json/a.json (field 'Decision'): expected text, got int (not used)"]
+
+
+def test_evaluate_moves_another_runs_rows_aside_instead_of_resuming_them(tmp_path: Path) -> None:
+    out = _run(tmp_path)
+    log = out / "results.jsonl"
+    lines = log.read_text().splitlines()
+    other = json.loads(lines[0])
+    other.update(config_hash="0123456789abcdef", unit_key=other["unit_key"] + "-other", unit_size=1)
+    log.write_text("\n".join([*lines, json.dumps(other)]) + "\n")
+    res = runner.invoke(app, ["evaluate", "--data", str(tmp_path / "data"), "--out", str(out),
+                              "--dimension", "constructiveness", "--quiet"])
+    said = " ".join(res.output.split())
+    assert "damaged line moved to results.quarantine.jsonl" in said, said
+    assert f"line {len(lines) + 1}: a row of config 0123456789abcdef, not this run's" in said, said
+    assert log.read_text().splitlines() == lines
+    assert runner.invoke(app, ["report", str(out)]).exit_code == 0

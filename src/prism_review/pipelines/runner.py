@@ -166,11 +166,14 @@ async def _run(
     manifest_path = out / "manifest.json"
     previous = read_manifest(manifest_path)
     manifest = start_manifest(opts, out, judge, chash, previous, source, dims)
-    results = ResultsLog(out / "results.jsonl")
+    results = ResultsLog(out / "results.jsonl", chash)
     if results.dropped_rows:
         log(f"resume: dropped {results.dropped_rows} row(s) of units interrupted mid-write")
-    for q in results.quarantined:
+    for q in results.quarantined[:5]:
         log(f"resume: damaged line moved to {results.quarantine_path.name}: {q}")
+    if len(results.quarantined) > 5:  # said once each up to five, then counted
+        log(f"resume: {len(results.quarantined) - 5} more line(s) moved to "
+            f"{results.quarantine_path.name}")
     manifest["quarantined_lines"] = (previous or {}).get("quarantined_lines", 0) + len(
         results.quarantined
     )
