@@ -82,3 +82,14 @@ def test_data_validate_shows_the_same_counted_notes(tmp_path: Path) -> None:
     said = " ".join(res.output.split())
     assert f"{sea / 'p2.txt'}: not read: a link to p1.txt, the review file of paper 'p1'" in said, said
     assert f"{byo / 'copy.jsonl'}: not read: a copy of reviews.jsonl" in said, said
+
+
+def test_a_human_file_linked_under_another_id_gives_that_paper_no_decision(tmp_path: Path) -> None:
+    root = write_layout(tmp_path / "data", {"ICLR2024": ["p1", "p2"]})
+    human = root / "ICLR2024" / "human_reviews"
+    (human / "p2.json").unlink()
+    os.symlink("p1.json", human / "p2.json")
+    lay = EvalLayout(root)
+    assert lay.load_reviews("ICLR2024", "p2", "human") == []
+    assert lay.paper_meta("ICLR2024", "p2")["decision"] is None  # was p1's decision
+    assert lay.paper_meta("ICLR2024", "p1")["decision"] is not None

@@ -183,9 +183,10 @@ class EvalLayout:
             raise
 
     def _human_json(self, venue: str, paper_id: str) -> dict[str, Any] | None:
-        path = self.venue_dir(venue) / get_system(HUMAN).folder / f"{paper_id}.json"
-        if not path.is_file():
-            return None
+        spec = get_system(HUMAN)
+        path = self.venue_dir(venue) / spec.folder / f"{paper_id}.json"
+        if not path.is_file() or spec.locate(path.parent, paper_id)[0] is None:
+            return None  # none, or a link to another paper's file (load_reviews says so)
         self._inside(path)
         data = _cached_json(str(path), path.stat().st_mtime_ns)
         if not isinstance(data, dict):
