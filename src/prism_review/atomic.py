@@ -9,6 +9,7 @@ folder) removes the temporary file and leaves the old file as it was.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import tempfile
 from pathlib import Path
@@ -36,10 +37,25 @@ def write_text(path: Path | str, text: str) -> Path:
     return write_bytes(path, text.encode("utf-8"))
 
 
-def disk_error(exc: OSError) -> str:
-    """One line for a failed write or read: what, where, and that finished work is kept."""
+#: the errors of the machine's edges, not of the input: a full disk or quota, a file-size limit
+#: (``ulimit -f``), a read-only file system, a folder the user may not write to
+DISK_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS, errno.EACCES,
+                         errno.EPERM})
+
+
+def is_disk_error(exc: BaseException) -> bool:
+    """True for an :class:`OSError` of :data:`DISK_ERRNOS` (no retry or other input helps)."""
+    return isinstance(exc, OSError) and exc.errno in DISK_ERRNOS
+
+
+def disk_error(exc: OSError, *, run: bool = True) -> str:
+    """One line for a failed write or read: what, where, and that finished work is kept (of
+    the run folder; ``run=False``: of any command)."""
     where = f" ({exc.filename})" if exc.filename else ""
     what = exc.strerror or str(exc)
+    if not run:
+        return (f"{what}{where}. Files already written are kept; free space or fix the folder's "
+                "permissions, then re-run the same command.")
     return (
         f"{what}{where}. Finished work in the run folder is kept; free space or fix the "
         "folder's permissions, then re-run the same command to resume."

@@ -41,4 +41,14 @@ _mount()
 
 
 def main() -> None:
-    app()
+    """The ``prism`` command. A full disk, a file-size limit or a read-only folder met by any
+    command is one line and exit 4, not a traceback (``prism evaluate`` says so itself)."""
+    from prism_review.atomic import disk_error, is_disk_error
+
+    try:
+        app()
+    except OSError as exc:
+        if not is_disk_error(exc):
+            raise
+        typer.echo(f"error: {disk_error(exc, run=False)}", err=True)
+        raise SystemExit(4) from None

@@ -281,7 +281,8 @@ def _compare_runs(runs: tuple[Path, Path], dimension: str | None, venue: str | N
     from prism_review.cli.compare_runs import compare_run_folders
 
     compare_run_folders(runs, dimension=dimension, venue=venue, metric=metric, n_bootstrap=n_bootstrap,
-                        as_json=as_json, metric_keys=_metric_keys, dimension_of=_dimension)
+                        as_json=as_json, metric_keys=_metric_keys, dimension_of=_dimension,
+                        check_metrics=_check_metrics)
 
 
 def register(app: typer.Typer) -> None:

@@ -50,7 +50,8 @@ def render(result: dict[str, Any], names: tuple[str, str]) -> str:
 
 def compare_run_folders(runs: tuple[Path, Path], *, dimension: str | None, venue: str | None,
                         metric: list[str] | None, n_bootstrap: int, as_json: bool,
-                        metric_keys: Callable[..., list[str]], dimension_of: Callable[[str], Any]) -> None:
+                        metric_keys: Callable[..., list[str]], dimension_of: Callable[[str], Any],
+                        check_metrics: Callable[[list[Any], list[str] | None], None]) -> None:
     from prism_review.metrics.run_agreement import compare_runs
     from prism_review.pipelines.results import ResultsLogError, read_results
 
@@ -63,6 +64,7 @@ def compare_run_folders(runs: tuple[Path, Path], *, dimension: str | None, venue
             raise typer.Exit(2) from exc
         loaded.append([r for r in rows if (dimension is None or r.dimension == dimension)
                        and (venue is None or r.venue == venue)])
+    check_metrics(loaded[0] + loaded[1], metric)  # an unknown --metric: exit 2, as without --runs
     result = compare_runs(loaded[0], loaded[1], lambda d, ok: metric_keys(d, ok, metric or None),
                           dimension_of, n_bootstrap=n_bootstrap)
     if not any(m["n_reviews"] for d in result.values() for m in d["metrics"].values()):

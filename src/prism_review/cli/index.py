@@ -69,6 +69,11 @@ def build(
         f"indexed {manifest['documents']} documents ({manifest['papers']} papers, "
         f"{manifest['bibliography_titles']} bibliography titles) in {manifest['seconds']}s → {out}"
     )
+    if manifest["id_conflicts"]:  # two papers under one id: the index holds one of them
+        typer.echo(f"{manifest['id_conflicts']} document(s) not indexed: their id belongs to "
+                   "another title", err=True)
+        for note in manifest["id_conflict_notes"][:10]:
+            typer.echo(f"  {note}", err=True)
     if skips:  # unreadable rows or bibliographies are left out of the index: say so
         typer.echo(f"left out: {skips.summary()}", err=True)
         for skip in skips.skips[:10]:

@@ -31,6 +31,11 @@ def report(
         # or a damaged line in the log
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from exc
+    except OSError as exc:  # a read-only folder, a full disk: one line, the results log is kept
+        from prism_review.atomic import disk_error
+
+        typer.echo(f"error: {disk_error(exc)}", err=True)
+        raise typer.Exit(4) from exc
     typer.echo(written.markdown)
     for line in table1_guide(written.summary, written.manifest, run, html=html):
         typer.echo(line)

@@ -10,7 +10,8 @@ offline mode (``HF_HUB_OFFLINE=1`` serves files from the cache only) and its own
   the ``endpoint`` argument say otherwise (tests point it at a loopback hub);
 - each file is then placed in ``dest`` (a hard link to the cached file where the file system
   allows, else a copy);
-- zips are extracted only after every member has been checked to stay inside the target folder;
+- zips are extracted by :func:`~prism_review.data.extract.safe_extract`: bounded (total, member,
+  ratio), never over a file the user has, all or nothing;
 - an unreachable hub with nothing cached gives :class:`OfflineError` with what to do instead,
   at once: the hub's host is tried once (a TCP connection, :data:`PROBE_TIMEOUT`) before any
   request, and when it cannot be reached, or ``HF_HUB_OFFLINE`` is set, files are served from
@@ -23,14 +24,14 @@ from __future__ import annotations
 import os
 import shutil
 import socket
-import stat
-import zipfile
 from dataclasses import dataclass
 from fnmatch import fnmatch
 from pathlib import Path
 from urllib.parse import urlsplit
 
 from prism_review.data.errors import DataError
+from prism_review.data.extract import UnsafeArchiveError as UnsafeArchiveError  # re-exported
+from prism_review.data.extract import safe_extract
 from prism_review.data.safepath import unsafe_member
 
 DEFAULT_ENDPOINT = "https://huggingface.co"
@@ -76,10 +77,6 @@ class DownloadError(RuntimeError):
 
 class OfflineError(DownloadError):
     """The hub could not be reached at all."""
-
-
-class UnsafeArchiveError(DataError):
-    """A zip member would land outside the extraction folder (``../``, absolute, symlink)."""
 
 
 def endpoint_url(endpoint: str | None = None) -> str:
@@ -157,50 +154,32 @@ def _connection_error(exc: BaseException) -> bool:
 
 
 def _place(cached: Path, target: Path) -> Path:
-    """Put the cached file at ``target``: a hard link when possible, else a copy."""
+    """Put the cached file at ``target``: a hard link when possible, else a copy (written beside
+    it, then renamed: a full disk leaves no partial file). A file already at ``target`` is kept
+    when it holds the same bytes and refused otherwise: the user's file is never overwritten."""
+    import filecmp
+
     blob = cached.resolve()  # the cache's snapshot entry is a symlink to the blob
     target.parent.mkdir(parents=True, exist_ok=True)
     if target.exists() or target.is_symlink():
-        target.unlink()
+        if target.is_file() and (os.path.samefile(blob, target) or filecmp.cmp(blob, target, False)):
+            return target
+        raise DataError(target, "already exists and differs from the downloaded file (not "
+                        "overwritten; move it aside or choose another --dest)")
     try:
         os.link(blob, target)
+        return target
     except OSError:
-        shutil.copyfile(blob, target)
-    return target
-
-
-def safe_extract(archive: Path, target: Path) -> list[Path]:
-    """Extract ``archive`` into ``target`` after checking every member; return the files written.
-
-    Raises :class:`UnsafeArchiveError` (nothing written) when any member is absolute, climbs out
-    with ``..``, is a symlink, or otherwise resolves outside ``target``.
-    """
-    target.mkdir(parents=True, exist_ok=True)
-    root = target.resolve()
+        pass
+    part = target.with_name(f".{target.name}.part-{os.getpid()}")
     try:
-        zf = zipfile.ZipFile(archive)
-    except (OSError, zipfile.BadZipFile) as exc:
-        raise DataError(archive, f"not a readable zip: {exc}") from exc
-    with zf:
-        for info in zf.infolist():
-            dest = (root / info.filename).resolve()
-            mode = info.external_attr >> 16
-            if (
-                unsafe_member(info.filename)
-                or stat.S_ISLNK(mode)
-                or (dest != root and root not in dest.parents)
-            ):
-                raise UnsafeArchiveError(
-                    archive,
-                    f"refusing to extract: member {info.filename!r} would be written outside {target}",
-                    field=info.filename,
-                )
-        written = []
-        for info in zf.infolist():
-            zf.extract(info, root)
-            if not info.is_dir():
-                written.append(root / info.filename)
-    return written
+        shutil.copyfile(blob, part)
+        os.replace(part, target)
+    except OSError as exc:
+        part.unlink(missing_ok=True)
+        raise DataError(target, f"cannot write the file ({exc.strerror or exc}; nothing "
+                        "left behind)") from exc
+    return target
 
 
 def download_dataset(

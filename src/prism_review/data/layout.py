@@ -38,7 +38,7 @@ from prism_review.records import Decision, Paper, Review
 from prism_review.systems import registry
 from prism_review.systems.base import read_json, read_text
 from prism_review.systems.byo import byo_spec, is_byo_folder
-from prism_review.systems.human import human_meta
+from prism_review.systems.human import human_meta, unused_fields
 from prism_review.systems.registry import HUMAN, get_system, register_system
 from prism_review.systems.spec import ReviewStore, SystemSpec
 from prism_review.venues import get_venue, leading_number
@@ -76,6 +76,7 @@ class EvalLayout:
         #: to the length limits. Callers report them (``errors.jsonl``, the CLI summary).
         self.problems: list[DataError] = []
         self._reported: set[str] = set()
+        self._noted: set[tuple[str, str]] = set()
 
     def _problem(self, err: DataError) -> None:
         """Record ``err`` once (the same folder is looked at for every paper)."""
@@ -182,9 +183,10 @@ class EvalLayout:
             raise
 
     def _human_json(self, venue: str, paper_id: str) -> dict[str, Any] | None:
-        path = self.venue_dir(venue) / get_system(HUMAN).folder / f"{paper_id}.json"
-        if not path.is_file():
-            return None
+        spec = get_system(HUMAN)
+        path = self.venue_dir(venue) / spec.folder / f"{paper_id}.json"
+        if not path.is_file() or spec.locate(path.parent, paper_id)[0] is None:
+            return None  # none, or a link to another paper's file (load_reviews says so)
         self._inside(path)
         data = _cached_json(str(path), path.stat().st_mtime_ns)
         if not isinstance(data, dict):
@@ -195,9 +197,16 @@ class EvalLayout:
         """The human file for metadata; a malformed one gives None here (``load_reviews``
         reports it, naming the file), so the paper itself still loads."""
         try:
-            return self._human_json(venue, paper_id)
+            data = self._human_json(venue, paper_id)
         except DataError:
             return None
+        if data is not None:
+            path = str(self.venue_dir(venue) / get_system(HUMAN).folder / f"{paper_id}.json")
+            for note in unused_fields(data, get_venue(venue).id):
+                if (path, note) not in self._noted:  # a paper's metadata is read many times
+                    self._noted.add((path, note))
+                    self.skipped.append((path, note))
+        return data
 
     def _metadata(self, venue: str) -> dict[str, dict[str, Any]]:
         path = self.venue_dir(venue) / METADATA_FILE
@@ -266,7 +275,8 @@ class EvalLayout:
             folder = self.venue_dir(venue) / spec.folder
             if not self._usable_dir(folder):
                 return []
-            path = spec.find(folder, paper_id)
+            path, notes = spec.locate(folder, paper_id)
+            self.skipped.extend((str(p), n) for p, n in notes)
             if path is None:
                 return []
             self._inside(path)
@@ -285,6 +295,7 @@ class EvalLayout:
             source.paper_ids()  # indexes the folder, so its bad rows are reported up front
             for err in source.problems:
                 self._problem(err)
+            self.skipped.extend(getattr(source, "skipped", []))
             self._stores[key] = source
         return self._stores[key].reviews(paper_id, vid)
 

@@ -162,7 +162,9 @@ def _check_venue(L, vid, vdir: Path, require_all: bool, add) -> None:  # type: i
             ):
                 ok.add(path)
         for pid in ids:
-            found = spec.find(sdir, pid)
+            found, notes = spec.locate(sdir, pid)  # a twin or second file: counted once
+            for twin, note in notes:
+                add.skip(twin, note)
             if found is None:
                 if require_all:
                     add(sdir, f"no review file for paper {pid!r}", field=pid)
@@ -187,11 +189,14 @@ def _check_venue(L, vid, vdir: Path, require_all: bool, add) -> None:  # type: i
         bad = byo.check_folder(child, add.root)
         for where, field, message in bad:
             add(where, message, field)
-        for pid, rows in byo.ByoSource(child, child.name, root=add.root).index().items():
+        source = byo.ByoSource(child, child.name, root=add.root)
+        for pid, rows in source.index().items():
             if pid not in with_text:  # evaluate skips these rows: say so here too
                 for path, line_no, _offset in rows:
                     add(path, f"review of paper {pid!r}, which has no readable text in papers/",
                         f"line {line_no}: paper_id")
+        for copy, note in source.skipped:  # copies, links and repeated rows: counted once
+            add.skip(Path(copy), note)
         if not bad:
             try:
                 for pid in byo.ByoSource(child, child.name).paper_ids():

@@ -178,3 +178,19 @@ def cap_review(review: Review, limit: int | None = None) -> tuple[Review, DataEr
         field="cut",
     )
     return review.model_copy(update={"sections": sections, "extra": extra}), note
+
+
+def read_capped(fh: Any, where: str, *, declared: int = 0, limit: int | None = None) -> bytes:
+    """The bytes of an open stream (a zip member), read in chunks: one over ``limit`` (default
+    :data:`MAX_FILE_BYTES`, read at call time) by its ``declared`` size or while reading is a
+    :class:`DataError` naming ``where``, raised before the stream fills the memory."""
+    limit = MAX_FILE_BYTES if limit is None else limit
+    over = DataError(where, f"member is over the {limit:,}-byte limit (refused)")
+    if declared > limit:
+        raise over
+    buf = bytearray()
+    for chunk in iter(lambda: fh.read(1 << 20), b""):
+        buf += chunk
+        if len(buf) > limit:
+            raise over
+    return bytes(buf)

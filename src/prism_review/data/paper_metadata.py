@@ -29,10 +29,28 @@ def read_paper_metadata(path: Path) -> tuple[dict[str, dict[str, Any]], list[Dat
                 skips.add(path, "expected an object with a string paper_id",
                           record=f"line {lineno}")
                 continue
+            bad = _bad_field(row)
+            if bad is not None:
+                skips.add(path, bad[1], record=f"line {lineno}: {bad[0]}")
+                continue
             rows[row["paper_id"]] = row
     except OSError as exc:
         raise DataError(path, f"cannot read file ({exc.strerror})") from exc
     return rows, [DataError(s.path, s.message, field=s.record) for s in skips.skips]
+
+
+def _bad_field(row: dict[str, Any]) -> tuple[str, str] | None:
+    """``(field, problem)`` of the first field holding the wrong type: a title, abstract or
+    decision that is not text (a list title read as "['x']", ``decision: 1`` as "1"), keywords
+    that are not a list of texts."""
+    for key in ("title", "abstract", "decision"):
+        value = row.get(key)
+        if value is not None and not isinstance(value, str):
+            return key, f"expected text, got {type(value).__name__}"
+    kw = row.get("keywords")
+    if kw is not None and not (isinstance(kw, list) and all(isinstance(k, str) for k in kw)):
+        return "keywords", "expected a list of texts"
+    return None
 
 
 @lru_cache(maxsize=16)

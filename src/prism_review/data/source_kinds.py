@@ -94,7 +94,7 @@ class _HumanOnly(Source):
         limit: int | None = None,
         sample: dict[str, list[str]] | None = None,
     ) -> Iterator[SourceItem]:
-        seen: set[tuple[str, str]] = set()
+        seen: dict[tuple[str, str], str] = {}  # (venue, paper id) -> where its first row is
         for got in self._papers(_Limiter(venues, limit, sample)):
             item = got if isinstance(got, SourceItem) else self._item(*got, seen)
             if item is not None:
@@ -105,17 +105,18 @@ class _HumanOnly(Source):
         naming a paper that could not be read."""
         raise NotImplementedError
 
-    def _item(self, paper: Paper, reviews: list[Review], seen: set[tuple[str, str]]) -> SourceItem | None:
+    def _item(self, paper: Paper, reviews: list[Review], seen: dict[tuple[str, str], str]) -> SourceItem | None:
         key = (paper.venue, paper.paper_id)
+        where = str(paper.source_path or self.path)
         if key in seen:
             self.skips.add(
-                paper.source_path or self.path,
-                "duplicate paper id (the first row is kept)",
+                where,
+                f"duplicate paper id (the first row, {seen[key]}, is kept)",
                 field="paper_id",
                 record=paper.paper_id,
             )
             return None
-        seen.add(key)
+        seen[key] = where
         if not paper.full_text.strip():
             where = f"{paper.source_path or self.path} [{paper.paper_id}]"  # file and row
             err = DataError(where, "paper text is empty", field="full_text")

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from prism_review.data import limits
 from prism_review.data.errors import DataError
 from prism_review.data.grobid import (
     GrobidMetadata,
@@ -54,10 +55,17 @@ class _Source:
         except (OSError, zipfile.BadZipFile) as exc:
             raise DataError(path, f"not a readable folder or zip: {exc}") from exc
         names = []
+        #: member name -> its first entry (a zip may name a member twice; ``ZipFile.read`` by
+        #: name reads the last one while the listing held both)
+        self._infos: dict[str, zipfile.ZipInfo] = {}
         for info in self._zip.infolist():
             if unsafe_member(info.filename):
                 skips.add(path, "unsafe member name ignored", record=info.filename)
+            elif info.filename in self._infos:
+                skips.add(path, "member named twice: the first copy is read, this one ignored",
+                          record=info.filename)
             elif not info.is_dir():
+                self._infos[info.filename] = info
                 names.append(info.filename)
         self._names = names
         self.prefix = _find_prefix(names)
@@ -87,11 +95,13 @@ class _Source:
             if not p.is_file():
                 return None
             inside(self.path, p)  # a symlink out of the folder is refused, naming where it leads
+            limits.check_file_size(p)
             return p.read_bytes()
-        try:
-            return self._zip.read(self.prefix + rel)
-        except KeyError:
+        info = self._infos.get(self.prefix + rel)
+        if info is None:
             return None
+        try:
+            return self._read_member(info, rel)
         except (
             zipfile.BadZipFile,
             OSError,
@@ -99,6 +109,11 @@ class _Source:
             zlib.error,
         ) as exc:  # CRC error, truncated member
             raise DataError(self.label(rel), f"cannot read zip member: {exc}") from exc
+
+    def _read_member(self, info: zipfile.ZipInfo, rel: str) -> bytes:
+        assert self._zip is not None
+        with self._zip.open(info) as fh:
+            return limits.read_capped(fh, self.label(rel), declared=info.file_size)
 
     def close(self) -> None:
         if self._zip is not None:
@@ -308,6 +323,12 @@ class VenueFolder:
                 label, f"expected text or object, got {type(meta).__name__}", field="Meta review"
             )
             meta = None
+        decision = rec.get("Decision")
+        for key in ("Decision", "title", "abstract"):  # Decision: 1 is no decision, not "1"
+            value = rec.get(key)
+            if value is not None and not isinstance(value, str):
+                self.skips.add(label, f"expected text, got {type(value).__name__} (not used)",
+                               field=key)
         tei = self._optional(self.grobid_tei, paper_id) if with_text else None
         gmeta = self._optional(self.grobid_metadata, paper_id)
         full = ""
@@ -335,7 +356,7 @@ class VenueFolder:
             full_text=full,
             sections=tei.sections if tei else [],
             bibliography=bib,
-            decision=Decision.parse(rec.get("Decision")),
+            decision=Decision.parse(decision if isinstance(decision, str) else None),
             meta_review=meta,
             keywords=[str(k) for k in rec.get("keywords") or [] if isinstance(k, str)],
             source_path=label,

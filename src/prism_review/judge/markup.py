@@ -12,7 +12,8 @@ where neutral prose of the same length moved it by < 0.12).
 so every offset into the text stays valid and what is left is the review's prose. LLM judges
 see the text unchanged, fenced as data (:mod:`prism_review.judge.fence`).
 
-:func:`offline_view` is what every offline step reads: the markup masked, then the sentences
+:func:`offline_view` is what every offline step reads: the markup masked, markdown tables read
+as text (:func:`tables_as_text`: each cell a paragraph), then the sentences
 addressed to the judge rather than about the paper (:mod:`prism_review.judge.addressed`) masked
 the same way; :func:`masked_counts` counts both kinds of span for the results row.
 """
@@ -138,9 +139,51 @@ def mask_markup(text: str) -> str:
 _VIEW_CACHE = 2048
 
 
+#: a markdown table's delimiter row (``|---|:---:|``)
+_TABLE_RULE = re.compile(r"^[ \t]*\|?(?:[ \t]*:?-{3,}:?[ \t]*\|)+(?:[ \t]*:?-{3,}:?[ \t]*)?$")
+#: a table row: a line opening and closing with ``|`` around at least one more
+_TABLE_ROW = re.compile(r"^[ \t]*\|.*\|[ \t]*$")
+
+
+def tables_as_text(text: str) -> str:
+    """``text`` with its markdown tables read as text (same length): each cell becomes a
+    paragraph of its own, as the same sentences written outside a table would be, and the
+    delimiter rows go. A table's pipes and rows hid its cells from the sentence rules (an
+    instruction in a cell was not at a sentence start, so it stayed a claim or a comment: NS
+    moved by up to 0.25). A line is a table row when it opens and closes with ``|``, or holds
+    a ``|`` next to a delimiter row's block."""
+    if "|" not in text:
+        return text
+    lines = text.split("\n")
+    rule = [bool(_TABLE_RULE.match(line)) and "|" in line for line in lines]
+    in_table = [bool(_TABLE_ROW.match(line)) for line in lines]
+    for i, is_rule in enumerate(rule):  # rows without outer pipes, around a delimiter row
+        for step in (-1, 1):
+            j = i + step if is_rule else -1
+            while 0 <= j < len(lines) and "|" in lines[j] and lines[j].strip():
+                in_table[j] = True
+                j += step
+    out = []
+    for line, is_rule, row in zip(lines, rule, in_table, strict=True):
+        if is_rule:
+            out.append(" " * len(line))
+        elif row:
+            chars = list(line)
+            for k, c in enumerate(line):
+                if c == "|" and (k == 0 or line[k - 1] != "\\"):
+                    chars[k] = "\n"
+                    if k + 1 < len(line) and line[k + 1] in " \t":
+                        chars[k + 1] = "\n"  # a blank line: the next cell is a paragraph
+            out.append("".join(chars))
+        else:
+            out.append(line)
+    return "\n".join(out)
+
+
 @lru_cache(maxsize=_VIEW_CACHE)
 def _view(text: str) -> tuple[str, int, int]:
     masked, markup = markup_spans(text)
+    masked = tables_as_text(masked)
     addressed = addressed_spans(masked)
     return _blank(masked, addressed), len(markup), len(addressed)
 

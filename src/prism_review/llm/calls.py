@@ -136,6 +136,8 @@ class CallManager:
         self._semaphores: dict[tuple[int, str], asyncio.Semaphore] = {}
         self._inflight: dict[tuple[int, str], asyncio.Future[CallOutcome]] = {}
         self._last_error: str | None = None
+        #: replies that could not be stored in the cache (said once, then counted)
+        self.cache_write_failures = 0
         self._digests: dict[int, tuple[dict[str, Any], str]] = {}
         #: batch mode: cache misses are queued here instead of fetched
         self.batch: BatchQueue | None = None
@@ -289,8 +291,15 @@ class CallManager:
         try:
             await asyncio.to_thread(self.cache.put, key, model, gen.text, usage)
         except Exception as exc:  # noqa: BLE001 - the reply is good; only reuse is lost
-            log.warning("%s: LLM cache write failed (%s: %s); the reply is used "
-                        "but not stored", step, type(exc).__name__, exc)
+            # said once, then counted at 10, 100, ...: a full disk fails every write
+            self.cache_write_failures += 1
+            n = self.cache_write_failures
+            if n == 1:
+                log.warning("%s: LLM cache write failed (%s: %s); the reply is used but not "
+                            "stored (further failures are counted)", step, type(exc).__name__, exc)
+            elif str(n).rstrip("0") == "1":
+                log.warning("LLM cache writes failed %d times so far (%s: %s)", n,
+                            type(exc).__name__, exc)
 
     async def store_batch_reply(self, key: str, model: str, gen: Generation) -> None:
         """Account a reply a batch brought back (at the batch price) and cache it under the

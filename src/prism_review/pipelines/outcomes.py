@@ -5,6 +5,7 @@ failures stop the run instead (:mod:`~prism_review.pipelines.runner` runs the un
 
 from __future__ import annotations
 
+import contextlib
 import json
 import traceback
 from datetime import UTC, datetime
@@ -20,30 +21,64 @@ if TYPE_CHECKING:
 
 
 def is_fatal(exc: BaseException) -> bool:
-    """Errors that must stop the run: the max-errors cutoff, bad credentials or config."""
+    """Errors that must stop the run: the max-errors cutoff, bad credentials or config, and a
+    full disk, file-size limit or read-only folder (every later unit would fail the same way,
+    each leaving a traceback in ``errors.jsonl``, after its calls were paid for)."""
+    from prism_review.atomic import is_disk_error
     from prism_review.llm.errors import ConfigError, FatalProviderError, TooManyErrors
 
     return isinstance(exc, TooManyErrors | FatalProviderError | ConfigError) or bool(
         getattr(exc, "fatal", False)
-    )
+    ) or is_disk_error(exc)
 
 
-def record_failure(errors_path: Path, dim: Dimension, unit: WorkUnit, exc: BaseException) -> None:
-    """Append the failed unit's line to ``errors.jsonl`` (call it from the ``except`` block: the
-    traceback is the one being handled); the unit is not written, so a re-run computes it."""
-    with open(errors_path, "a", encoding="utf-8") as fh:
-        fh.write(
-            json.dumps(
-                {
-                    "dimension": dim.name,
-                    "unit_key": unit.key,
-                    "error": f"{type(exc).__name__}: {exc}",
-                    "traceback": traceback.format_exc(limit=5),
-                    "time": datetime.now(UTC).isoformat(timespec="seconds"),
-                }
-            )
-            + "\n"
-        )
+#: unit failures one run writes to ``errors.jsonl`` with their traceback; later ones are counted
+#: in one closing line
+MAX_FAILURE_ROWS = 500
+#: characters of a failure's traceback kept
+MAX_TRACEBACK_CHARS = 4000
+
+
+class FailureLog:
+    """A run's unit failures in ``errors.jsonl``, bounded: the first :data:`MAX_FAILURE_ROWS`
+    with their traceback, then a count written by :meth:`close` (a run where every unit fails
+    no longer fills the disk with tracebacks). A failure that cannot be written (the disk) is
+    counted with them."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.written = 0
+        self.not_written = 0
+
+    def record(self, dim: Dimension, unit: WorkUnit, exc: BaseException) -> None:
+        """Call from the ``except`` block: the traceback is the one being handled."""
+        if self.written >= MAX_FAILURE_ROWS:
+            self.not_written += 1
+            return
+        row = {
+            "dimension": dim.name,
+            "unit_key": unit.key,
+            "error": f"{type(exc).__name__}: {exc}"[:MAX_TRACEBACK_CHARS],
+            "traceback": traceback.format_exc(limit=5)[-MAX_TRACEBACK_CHARS:],
+            "time": datetime.now(UTC).isoformat(timespec="seconds"),
+        }
+        try:
+            with open(self.path, "a", encoding="utf-8") as fh:
+                fh.write(json.dumps(row) + "\n")
+        except OSError:
+            self.not_written += 1
+            return
+        self.written += 1
+
+    def close(self) -> None:
+        """Write the count of failures left out, if any."""
+        if not self.not_written:
+            return
+        note = {"kind": "note", "error": f"{self.not_written} more unit failure(s) not written "
+                f"here (at most {MAX_FAILURE_ROWS} per run); the run's totals count them all",
+                "time": datetime.now(UTC).isoformat(timespec="seconds")}
+        with contextlib.suppress(OSError), open(self.path, "a", encoding="utf-8") as fh:
+            fh.write(json.dumps(note) + "\n")
 
 
 def stamp(

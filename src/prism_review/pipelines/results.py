@@ -42,8 +42,11 @@ def _unit_id(row: ResultRow) -> tuple[str, str]:
 class ResultsLog:
     """Append-only JSONL results log with unit-level atomicity."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, config_hash: str = "") -> None:
         self.path = Path(path)
+        #: the run's config hash: a row of another (a log copied or joined from another run) is
+        #: moved to the quarantine file, not resumed as this run's unit
+        self.config_hash = config_hash
         #: finished units → their row count (the rows stay on disk: a corpus-scale run's rows
         #: would not fit in memory; :meth:`rows` reads them back)
         self._done: dict[tuple[str, str], int] = {}
@@ -64,7 +67,7 @@ class ResultsLog:
         if not self.path.exists():
             return
         damaged: list[tuple[int, str, str]] = []
-        kept, dropped, torn = _complete_units(self.path, damaged)
+        kept, dropped, torn = _complete_units(self.path, damaged, self.config_hash)
         self.dropped_rows = dropped + (1 if torn else 0)
         if damaged:
             with open(self.quarantine_path, "a", encoding="utf-8") as fh:
@@ -135,7 +138,7 @@ class ResultsLog:
 
 
 def _complete_units(
-    path: Path, damaged: list[tuple[int, str, str]] | None = None
+    path: Path, damaged: list[tuple[int, str, str]] | None = None, config_hash: str = ""
 ) -> tuple[OrderedDict[tuple[str, str], list[ResultRow]], int, bool]:
     """The complete units of a log, in file order; rows dropped (partial or repeated units);
     whether the last line was torn. A line that is not a result row is appended to ``damaged``
@@ -144,6 +147,7 @@ def _complete_units(
     raw = path.read_bytes()
     complete = raw[: raw.rfind(b"\n") + 1]
     groups: OrderedDict[tuple[str, str], list[ResultRow]] = OrderedDict()
+    hashes: dict[str, int] = {}  # config hash -> its first line (read-only: one hash only)
     for lineno, raw_line in enumerate(complete.split(b"\n"), start=1):
         line = raw_line.decode("utf-8", errors="replace")
         if not line.strip():
@@ -164,6 +168,18 @@ def _complete_units(
                 f"{path}: line {lineno} has schema_version {row.schema_version}, "
                 f"this prism-review writes {RESULTS_SCHEMA_VERSION}"
             )
+        if config_hash and row.config_hash and row.config_hash != config_hash and damaged is not None:
+            damaged.append((lineno, line, f"a row of config {row.config_hash}, not this run's "
+                            f"{config_hash}"))
+            continue
+        if row.config_hash and damaged is None:
+            hashes.setdefault(row.config_hash, lineno)
+        if len(hashes) > 1:
+            first = next(iter(hashes.items()))
+            raise ResultsLogError(
+                f"{path}: line {lineno} is a row of config {row.config_hash}, line {first[1]} of "
+                f"config {first[0]}: the log mixes runs made with other settings, so its rows "
+                "cannot be summarised together (keep each run in its own folder)")
         groups.setdefault(_unit_id(row), []).append(row)
     kept: OrderedDict[tuple[str, str], list[ResultRow]] = OrderedDict()
     dropped = 0

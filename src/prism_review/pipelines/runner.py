@@ -52,7 +52,7 @@ from prism_review.pipelines.engines import Engine, LocalEngine
 from prism_review.pipelines.grouping import grouped
 from prism_review.pipelines.inputs import PROBLEM, issue, record_input_issues
 from prism_review.pipelines.memo import MemoStore
-from prism_review.pipelines.outcomes import is_fatal, record_failure, stamp
+from prism_review.pipelines.outcomes import FailureLog, is_fatal, stamp
 from prism_review.pipelines.results import ResultsLog
 from prism_review.pipelines.run_config import (
     EvalOptions,
@@ -166,11 +166,14 @@ async def _run(
     manifest_path = out / "manifest.json"
     previous = read_manifest(manifest_path)
     manifest = start_manifest(opts, out, judge, chash, previous, source, dims)
-    results = ResultsLog(out / "results.jsonl")
+    results = ResultsLog(out / "results.jsonl", chash)
     if results.dropped_rows:
         log(f"resume: dropped {results.dropped_rows} row(s) of units interrupted mid-write")
-    for q in results.quarantined:
+    for q in results.quarantined[:5]:
         log(f"resume: damaged line moved to {results.quarantine_path.name}: {q}")
+    if len(results.quarantined) > 5:  # said once each up to five, then counted
+        log(f"resume: {len(results.quarantined) - 5} more line(s) moved to "
+            f"{results.quarantine_path.name}")
     manifest["quarantined_lines"] = (previous or {}).get("quarantined_lines", 0) + len(
         results.quarantined
     )
@@ -183,6 +186,7 @@ async def _run(
 
     load_errors: list[dict[str, Any]] = []
     errors_path = out / "errors.jsonl"
+    failures = FailureLog(errors_path)
     sample = read_sample(opts.sample) if opts.sample else None
     runtime = getattr(judge, "runtime", None)
     in_flight = opts.concurrency
@@ -238,7 +242,7 @@ async def _run(
                     return
                 failed += 1
                 progress.units_failed += 1
-                record_failure(errors_path, dim, unit, exc)
+                failures.record(dim, unit, exc)
                 progress.update()
                 return
             for row in rows:
@@ -316,6 +320,7 @@ async def _run(
             t.cancel()
         with contextlib.suppress(OSError):  # a full disk must not hide the error that stopped us
             results.sync()
+        failures.close()
         record_input_issues(source, load_errors, errors_path, log, list(norm_venues(opts.venues)) or None)
         manifest["inputs_skipped"] = [e["error"] for e in load_errors]
         with contextlib.suppress(Exception):  # closing must never lose the run's results

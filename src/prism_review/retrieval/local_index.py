@@ -46,9 +46,11 @@ def _title_key(title: str) -> str:
     return " ".join(_WORD.findall(title.lower()))
 
 
-def merge_docs(docs: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+def merge_docs(docs: Iterable[dict[str, Any]], conflicts: list[str] | None = None) -> list[dict[str, Any]]:
     """One document per id and per normalised title; a richer record (with an abstract, a
-    year, a ``paper`` kind) wins over a bare bibliography title."""
+    year, a ``paper`` kind) wins over a bare bibliography title. Two documents sharing an id
+    under different titles are two papers of which one is kept: each is noted in
+    ``conflicts``."""
     by_key: dict[str, dict[str, Any]] = {}
     order: list[str] = []
     ids: dict[str, str] = {}
@@ -65,9 +67,14 @@ def merge_docs(docs: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
             "venue": str(d.get("venue") or ""),
             "kind": str(d.get("kind") or "paper"),
         }
-        key = ids.get(doc_id) or _title_key(title)
+        known = ids.get(doc_id)
+        key = known or _title_key(title)
         ids[doc_id] = key
         old = by_key.get(key)
+        if known and old is not None and conflicts is not None and \
+                _title_key(old["title"]) != _title_key(title):
+            conflicts.append(f"id {doc_id!r} holds two titles, {old['title']!r:.80} and "
+                             f"{title!r:.80}: one document kept")
         if old is None:
             by_key[key] = doc
             order.append(key)
@@ -86,11 +93,12 @@ def build_index(
     out = Path(out_dir)
     if out.exists() and not (out / MANIFEST).exists() and any(out.iterdir()):
         raise FileExistsError(f"{out} exists and is not a prism index; refusing to overwrite")
-    merged = merge_docs(docs)  # read every source first: unreadable input leaves the old index
+    conflicts: list[str] = []
+    merged = merge_docs(docs, conflicts)  # read every source first: unreadable input leaves the old index
     out.parent.mkdir(parents=True, exist_ok=True)
     new = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
     try:
-        manifest = _write_index(new, merged, sources, t0)
+        manifest = _write_index(new, merged, sources, t0, conflicts)
     except BaseException:
         shutil.rmtree(new, ignore_errors=True)  # a failed build (disk full) keeps the old index
         raise
@@ -101,7 +109,8 @@ def build_index(
 
 
 def _write_index(
-    out: Path, merged: list[dict[str, Any]], sources: list[str] | None, t0: float
+    out: Path, merged: list[dict[str, Any]], sources: list[str] | None, t0: float,
+    conflicts: list[str],
 ) -> dict[str, Any]:
     index = tantivy.Index(_schema(), path=str(out))
     writer = index.writer(heap_size=50_000_000, num_threads=1)
@@ -118,6 +127,9 @@ def _write_index(
         "papers": sum(1 for d in merged if d["kind"] == "paper"),
         "bibliography_titles": sum(1 for d in merged if d["kind"] == "bib"),
         "sources": sources or [],
+        #: ids shared by documents of different titles (one kept each), and the first notes
+        "id_conflicts": len(conflicts),
+        "id_conflict_notes": conflicts[:100],
         "seconds": round(time.perf_counter() - t0, 3),
     }
     write_text(out / MANIFEST, json.dumps(manifest, indent=1))

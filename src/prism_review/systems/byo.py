@@ -16,6 +16,7 @@ policy, and the generation hooks ``prism review generate`` writes ``reviews.json
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections import defaultdict
 from collections.abc import Iterator
@@ -76,6 +77,10 @@ def parse_row(path: Path, line_no: int, line: bytes | str) -> dict[str, Any]:
     if row.get("scores") is not None and not isinstance(row["scores"], dict):
         raise DataError(path, f"expected an object, got {type(row['scores']).__name__}",
                         field=f"{where}: scores")
+    for name, value in (row.get("scores") or {}).items():  # a list score read as no score
+        if value is not None and (isinstance(value, bool) or not isinstance(value, str | int | float)):
+            raise DataError(path, f"expected a number or string, got {type(value).__name__}",
+                            field=f"{where}: scores.{name}")
     rating = row.get("rating")
     if rating is not None and not isinstance(rating, str | int | float):
         raise DataError(path, f"expected a number or string, got {type(rating).__name__}",
@@ -169,15 +174,24 @@ class ByoSource:
         #: rows that could not be read (each names file and line); they are skipped, the
         #: folder's other rows still load
         self.problems: list[DataError] = []
+        #: ``(path, note)`` for each file or row not read because it repeats one read already
+        #: (a symbolic or hard link to another file, a copy of it, a repeated row): counted once
+        self.skipped: list[tuple[str, str]] = []
 
     def index(self) -> dict[str, list[tuple[Path, int, int]]]:
         """paper id → [(file, line number, byte offset)], built on first use; a bad row is
         skipped and recorded in :attr:`problems`."""
         if self._index is None:
             idx: dict[str, list[tuple[Path, int, int]]] = defaultdict(list)
+            files: dict[Any, Path] = {}  # a file's (device, inode) or digest -> its first name
+            rows: dict[bytes, tuple[Path, int]] = {}  # a row's digest -> its first place
             for path in byo_files(self.folder):
                 if self.root is not None and not is_inside(self.root, path):
                     self.problems.append(_outside(path, self.root))
+                    continue
+                twin = _twin_file(path, files)
+                if twin is not None:
+                    self.skipped.append((str(path), twin))
                     continue
                 for line_no, offset, line in _lines(path):
                     try:
@@ -185,6 +199,13 @@ class ByoSource:
                     except DataError as exc:
                         self.problems.append(exc)
                         continue
+                    digest = hashlib.sha256(line.strip()).digest()
+                    if digest in rows:
+                        first, first_no = rows[digest]
+                        self.skipped.append((f"{path}:{line_no}", f"not read: the same row as "
+                                             f"{first.name} line {first_no} (counted once)"))
+                        continue
+                    rows[digest] = (path, line_no)
                     idx[str(row["paper_id"]).strip()].append((path, line_no, offset))
             self._index = dict(idx)
         return self._index
@@ -259,6 +280,25 @@ def _lines(path: Path) -> Iterator[tuple[int, int, bytes]]:
             start, offset = offset, offset + len(raw)
             if raw.strip():
                 yield line_no, start, raw
+
+
+def _twin_file(path: Path, seen: dict[Any, Path]) -> str | None:
+    """Why ``path`` is not read when it is a link to or a byte-for-byte copy of a file in
+    ``seen`` (which it joins otherwise), else None."""
+    try:
+        st = path.stat()
+        digest = hashlib.sha256()
+        with path.open("rb") as fh:
+            for chunk in iter(lambda: fh.read(1 << 20), b""):
+                digest.update(chunk)
+    except OSError:
+        return None  # the read that follows names the file
+    node, content = (st.st_dev, st.st_ino), (st.st_size, digest.digest())
+    for key, how in ((node, "a link to"), (content, "a copy of")):
+        if key in seen:
+            return f"not read: {how} {seen[key].name} (its rows counted once)"
+    seen[node] = seen[content] = path
+    return None
 
 
 def _outside(path: Path, root: Path) -> DataError:

@@ -25,7 +25,7 @@ from prism_review.systems.parsing import SKIP_VALUES, family
 from prism_review.systems.registry import HUMAN
 from prism_review.systems.spec import Loaded, SystemSpec
 from prism_review.systems.text_compat import S_S_W, generic_human, load_review_text, raw_text
-from prism_review.venues import Venue, get_venue
+from prism_review.venues import Venue, get_venue, leading_number
 
 SYSTEM = HUMAN
 
@@ -153,7 +153,7 @@ def load_human(path: Path, paper_id: str, venue: str) -> Loaded:
         raise DataError(path, f"expected a list, got {type(reviews).__name__}", field="reviews")
     v = get_venue(venue)
     out: list[Review] = []
-    skipped: list[str] = []
+    skipped: list[str] = unused_fields(data, venue)
     for i, entry in enumerate(reviews):
         review = human_review(paper_id, v, i, entry, path=path)
         if review is None:
@@ -162,6 +162,38 @@ def load_human(path: Path, paper_id: str, venue: str) -> Loaded:
         review.extra["raw_text"] = raw_text
         out.append(review)
     return Loaded(out, skipped)
+
+
+def _kind(value: Any) -> str:
+    return type(value).__name__
+
+
+def unused_fields(data: dict[str, Any], venue: str) -> list[str]:
+    """A note for each value of a human review file that reads as nothing, so it is never
+    dropped unsaid: an empty ``reviews`` list, a decision, title or abstract that is not text
+    (``Decision: 1`` is no decision, not the decision "1"), a score with no leading number
+    (``Rating: [6]`` is not counted in the paper's average)."""
+    notes: list[str] = []
+    if data.get("reviews") == []:
+        notes.append("'reviews' is an empty list: the paper has no human review")
+    for key in ("Decision", "decision", "title", "abstract"):
+        value = data.get(key)
+        if value is not None and not isinstance(value, str):
+            notes.append(f"{key}: expected text, got {_kind(value)} {value!r:.40} (not used)")
+    v = get_venue(venue)
+    score_names = set(v.score_fields) | {v.rating_field} | _SCORE_NAMES
+    reviews = data.get("reviews")
+    for i, entry in enumerate(reviews if isinstance(reviews, list) else []):
+        if not isinstance(entry, dict):
+            continue
+        for key in score_names & set(entry):
+            value = entry[key]
+            if value is None or (isinstance(value, str) and not value.strip()):
+                continue
+            if leading_number(value) is None:
+                notes.append(f"reviews[{i}].{key}: {_kind(value)} {value!r:.40} has no number "
+                             "(not counted)")
+    return notes
 
 
 def human_meta(data: dict[str, Any], venue: str) -> dict[str, Any]:
@@ -180,8 +212,9 @@ def human_meta(data: dict[str, Any], venue: str) -> dict[str, Any]:
     kw = data.get("keywords")
     if isinstance(kw, str):
         kw = [k.strip() for k in kw.split(",") if k.strip()]
+    decision = data.get("Decision", data.get("decision"))
     return {
-        "decision": data.get("Decision", data.get("decision")),
+        "decision": decision if isinstance(decision, str) else None,  # unused_fields says so
         "meta_review": meta_text or None,
         "keywords": [str(k) for k in kw] if isinstance(kw, list) else [],
         "title": data.get("title") if isinstance(data.get("title"), str) else None,

@@ -122,11 +122,28 @@ class SystemSpec:
 
     def find(self, folder: Path, paper_id: str) -> Path | None:
         """The file of ``paper_id`` in this system's ``folder`` (first pattern found), or None."""
-        for pattern in self.patterns:
-            path = folder / pattern.format(id=paper_id)
-            if path.exists() and not path.is_dir():  # a named pipe too: its reader refuses it
-                return path
-        return None
+        return self.locate(folder, paper_id)[0]
+
+    def locate(self, folder: Path, paper_id: str) -> tuple[Path | None, list[tuple[Path, str]]]:
+        """The file of ``paper_id`` in ``folder`` (first pattern found, or None) and a note for
+        each file not read so that a review counts once: a second file of the same paper (another
+        pattern, or a link to the first), and a link to another paper's file in this folder (the
+        paper gets no review from it)."""
+        found = [folder / p.format(id=paper_id) for p in self.patterns]
+        # a named pipe counts too: its reader refuses it by name
+        found = [p for p in dict.fromkeys(found) if p.exists() and not p.is_dir()]
+        if not found:
+            return None, []
+        first, notes = found[0], list[tuple[Path, str]]()
+        for other in found[1:]:
+            how = "a link to it" if _same_file(first, other) else "a second file of this paper"
+            notes.append((other, f"not read: {how} beside {first.name} (counted once)"))
+        twin = _twin_of(first, folder, self.suffixes, paper_id)
+        if twin is not None:
+            notes.append((first, f"not read: a link to {twin.name}, the review file of paper "
+                                 f"{id_from_filename(twin.name, self.suffixes)!r} (counted once)"))
+            return None, notes
+        return first, notes
 
     def read(self, path: Path, paper_id: str, venue: str) -> Loaded:
         """``load`` on one file, as :class:`Loaded`."""
@@ -137,6 +154,28 @@ class SystemSpec:
     def check_file(self, data: Any) -> Problems:
         """``check`` (no check: no problem)."""
         return self.check(data) if self.check is not None else []
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return a.samefile(b)
+    except OSError:
+        return False
+
+
+def _twin_of(path: Path, folder: Path, suffixes: Sequence[str], paper_id: str) -> Path | None:
+    """The other paper's file in ``folder`` that ``path`` is a symbolic link to, else None."""
+    if not path.is_symlink():
+        return None
+    try:
+        target = path.resolve(strict=True)
+        home = folder.resolve(strict=True)
+    except (OSError, RuntimeError):
+        return None  # a dangling or looping link: its reader names it
+    if target.parent != home:
+        return None
+    other = id_from_filename(target.name, suffixes)
+    return target if other is not None and other != paper_id else None
 
 
 #: file endings that are not part of a paper id, whichever system's folder a file is in
