@@ -242,3 +242,22 @@ def test_a_batch_run_reports_each_input_problem_once(servers, tmp_path):
     assert len([r for r in rows if "reviews_json" in r.get("error", "")]) == 1, rows
     manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
     assert manifest["totals"]["inputs_skipped"] == 1
+
+
+def test_a_batch_run_counts_each_re_ask_once(servers, tmp_path):
+    """A batch run re-runs its unfinished units every pass; a re-ask is counted when a model
+    answers it, not again on each pass that re-reads it from the cache (issue 25: 52 counted where
+    the live run made 11)."""
+    cfg = _config(tmp_path)
+    live_server, batch_server = servers(), servers()
+    args = ("--dimension", "flaws", "--limit", "6")
+    assert _evaluate(live_server, tmp_path / "live", tmp_path / "c1", cfg, *args).exit_code == 0
+    res = _evaluate(batch_server, tmp_path / "batch", tmp_path / "c2", cfg, "--batch", *args)
+    assert res.exit_code == 0, res.output
+
+    def sent(reqs: list[Any]) -> int:  # re-asks carry the reply they follow up
+        return sum(any(m.get("role") == "assistant" for m in r.body.get("messages", [])) for r in reqs)
+
+    live, batch = _stats(tmp_path / "live"), _stats(tmp_path / "batch")
+    assert live["reasks"] == sent(live_server.requests) > 0
+    assert batch["reasks"] == sent(batch_server.batch_lines) == live["reasks"]
