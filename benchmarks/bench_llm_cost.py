@@ -213,7 +213,42 @@ def run_protocol(protocol: str, limit: int | None, workdir: Path, answers: str =
             "steps": dict(steps), "reasks": {k: v for k, v in reasks.items() if v},
             "judge_stats": {k: stats.get(k) for k in ("calls", "reasks", "batch_calls", "unscored")},
             "reviews": reviews, "where": repetition(requests), "dollars": billed,
-            "novelty_inputs": inputs, "unknown_step_calls": calls.get("unknown", 0), "run": str(out)}
+            "novelty_inputs": inputs, "unknown_step_calls": calls.get("unknown", 0), "run": str(out),
+            "estimate_units": estimate_units(requests),
+            "papers": len({(r.venue, r.paper_id) for r in rows})}
+
+
+def estimate_units(requests: list[Any]) -> dict[str, dict[str, float]]:
+    """Per step: calls, and per call the input tokens as ``--dry-run`` counts them (4 characters
+    a token, messages and schema) and the output budget: the constants of
+    ``src/prism_review/cli/estimate_pattern.py``."""
+    out: dict[str, dict[str, float]] = {}
+    for r in requests:
+        b = r.body
+        row = out.setdefault(step_of(r), {"calls": 0, "tokens": 0.0, "budget": 0.0})
+        row["calls"] += 1
+        row["tokens"] += (len(json.dumps(b.get("messages", []), ensure_ascii=False)) // 4
+                          + len(json.dumps(b.get("response_format", {}))) // 4)
+        row["budget"] += int(b.get("max_completion_tokens") or b.get("max_tokens") or 0)
+    for row in out.values():
+        row["tokens"] /= row["calls"]
+        row["budget"] /= row["calls"]
+    return out
+
+
+def print_calibration(res: dict[str, Any]) -> None:
+    """What ``--dry-run``'s call pattern (``cli/estimate_pattern.py``) needs for this protocol:
+    each step's calls per review and per paper, tokens and budget per call."""
+    n, papers = res["reviews"] or 1, res["papers"] or 1
+    units = res["figures"]["flaws"]["per"] or 1
+
+    def per_unit(step: str, calls: int) -> str:
+        return f" {calls / units:.3f}/flaw unit" if step.startswith("flaws.") else ""
+
+    print(f"\n--dry-run calibration ({res['protocol']}; {n} reviews, {papers} papers, {units} flaw units; "
+          "tokens as the estimate counts them): " + "; ".join(
+              f"{k} {v['calls'] / n:.3f}/review {v['calls'] / papers:.2f}/paper{per_unit(k, v['calls'])} "
+              f"{v['tokens']:,.0f} tok {v['budget']:,.0f} budget" for k, v in sorted(res["estimate_units"].items())))
 
 
 def _row(label: str, got: dict[str, Any], ref: tuple[float, float]) -> str:
@@ -291,6 +326,8 @@ def print_tables(results: dict[str, dict[str, Any]]) -> None:
               f"of them from the prompt cache, {d['output_tokens'] / n_rev(res):,.0f} output tokens; "
               f"${d['per_review'] * 1000:.3f} per 1,000 reviews (no cache: "
               f"${d['dollars_no_cache'] / n_rev(res) * 1000:.3f}); {d['batch_lines']} batch lines")
+        if not res["batch"]:
+            print_calibration(res)
         if res["reasks"]:
             print("re-asks sent (requests carrying a reply): " + ", ".join(
                 f"{k} {v}" for k, v in sorted(res["reasks"].items())) + f"; judge stats: {res['judge_stats']}")

@@ -6,7 +6,8 @@ bank before its validation). This module adds them from each protocol's call pat
 on what the deferred units hold (their review texts and papers, ``BatchQueue.units``):
 
 * ``per``: the basis of a later step's count: ``"reviews"`` (review texts of the dimension's
-  deferred units), ``"papers"`` (their papers) or ``"first"`` (the dimension's first calls);
+  deferred units), ``"papers"`` (their papers), ``"units"`` (the units: a flaw pairing) or
+  ``"first"`` (the dimension's first calls);
 * ``rate``: calls of the step per basis item. Exact where the pattern fixes it (one
   ``depth.classify`` per review under the reference protocol, one ``flaws.validate`` per paper
   under the economical one); where it follows from the replies (verdict calls follow the number
@@ -20,7 +21,9 @@ A step already queued as a first call (its earlier calls came from the cache) is
 again: a step's later calls are its predicted calls less those queued. Every call is then
 re-asked at :data:`REASK_RATE` (a repair, check or longer-budget ask; the demo's quoting run
 re-asks none, a schema-built one ~2 %). ``tests/cli/test_dry_run_estimate.py`` compares the
-estimate with the calls a loopback run on the demo counts; a changed call pattern shows there.
+estimate with the calls a loopback run on the demo counts; a changed call pattern shows there,
+and ``benchmarks/bench_llm_cost.py`` prints the rates, tokens and budgets to put here
+("--dry-run calibration").
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ REASK_RATE = 0.02
 class Later:
     step: str
     rate: float
-    per: str  # "reviews" | "papers" | "first"
+    per: str  # "reviews" | "papers" | "units" | "first"
     tokens: float
     budget: float
 
@@ -87,7 +90,7 @@ def later_rows(protocol: str, steps: list[dict[str, Any]], units: dict[str, dict
         if not held:
             continue
         first = [r for r in steps if r["dimension"].split(".", 1)[0] == dim]
-        basis = {"reviews": held["reviews"], "papers": len(held["papers"]),
+        basis = {"reviews": held["reviews"], "papers": len(held["papers"]), "units": held["units"],
                  "first": sum(r["calls"] for r in first)}
         anchor = ANCHORS.get(protocol, {}).get(dim)
         scale = 1.0
