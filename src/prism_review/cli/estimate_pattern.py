@@ -17,6 +17,9 @@ on what the deferred units hold (their review texts and papers, ``BatchQueue.uni
   included) and output budget of one call of the step, as measured on the demo; the tokens are
   scaled by how the run's own first calls of the dimension compare with the demo's (``anchor``).
 
+Not modelled: ``--compat`` (which makes the reference's calls under any protocol) and
+``--set verdict_batch=N``; their later calls are counted at the protocol's rates.
+
 A step already queued as a first call (its earlier calls came from the cache) is not added
 again: a step's later calls are its predicted calls less those queued. Every call is then
 re-asked at :data:`REASK_RATE` (a repair, check or longer-budget ask; the demo's quoting run
