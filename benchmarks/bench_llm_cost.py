@@ -44,7 +44,11 @@ from prism_review.cli import app
 from prism_review.data.tokens import cl100k
 from prism_review.pipelines.results import read_results
 from prism_review.testing import flaw_decisions as decisions
+from prism_review.testing import quoting
 from prism_review.testing.llm_server import LLMServer
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from cost_dollars import bill, spec_dollars  # noqa: E402  (the benchmark's own helper)
 
 DIMENSIONS = ("depth", "novelty", "flaws", "constructiveness")
 #: ../shared/spec/reference-costs.md: the reference design's calls and input tokens per review
@@ -53,6 +57,10 @@ SPEC_REFERENCE = {
     "constructiveness": (1.00, 1091), "total": (70.52, 228215),
 }
 SEED = 7
+#: the model the dollars are priced at (list prices of prism_review.llm.pricing)
+PRICE_MODEL = "gpt-4o-mini"
+#: reference-costs.md: output tokens per review of the reference design's run
+SPEC_OUTPUT = 11_200
 #: the spec's novelty inputs: claims per review and candidates per paper of its run
 SPEC_CLAIMS, SPEC_CANDIDATES = 3.7, 16.6
 
@@ -87,9 +95,7 @@ def repetition(requests: list[Any]) -> dict[str, Any]:
     seen: set[tuple[str, str]] = set()
     repeats: dict[str, dict[str, Any]] = defaultdict(lambda: {"tokens": 0, "blocks": 0, "steps": set()})
     for r in requests:
-        if not r.path.endswith("/chat/completions"):
-            continue
-        st = steps[r.step or "unknown"]
+        st = steps[step_of(r)]
         st["calls"] += 1
         st["tokens"] += message_tokens(r.body)
         for m in r.body.get("messages", []):
@@ -103,45 +109,76 @@ def repetition(requests: list[Any]) -> dict[str, Any]:
                     rep = repeats[label]
                     rep["tokens"] += len(enc.encode(body, disallowed_special=()))
                     rep["blocks"] += 1
-                    rep["steps"].add(r.step or "unknown")
+                    rep["steps"].add(step_of(r))
                 else:
                     seen.add((label, tag))
     return {"steps": {k: {**v, "fenced": dict(v["fenced"])} for k, v in steps.items()},
             "repeats": {k: {**v, "steps": sorted(v["steps"])} for k, v in repeats.items()}}
 
 
-def run_protocol(protocol: str, limit: int | None, workdir: Path, flaw_decisions: bool = False) -> dict[str, Any]:
-    """Evaluate the demo under ``protocol`` against a fresh counting server; the figures."""
-    server = LLMServer(schema_seed=SEED).start()
-    if flaw_decisions:  # the flaw steps answered by content (every unit ok), the rest schema-built
+def _chat(requests: list[Any]) -> list[Any]:
+    return [r for r in requests if r.path == "batch" or r.path.endswith("/chat/completions")]
+
+
+def step_of(r: Any) -> str:
+    """The step of a recorded request: its ``X-Prism-Step`` header, or for a batch line the
+    schema name (``novelty_verdict_review``: the step name with its first ``.`` made ``_``)."""
+    if r.path == "batch":
+        return (r.step or "unknown").replace("_", ".", 1)
+    return r.step or "unknown"
+
+
+def _is_reask(body: dict[str, Any]) -> bool:
+    """A re-ask (repair, check, longer budget): a follow-up carries the first reply, or the
+    first ask again with more room (counted by the judge's stats, not here)."""
+    return any(m.get("role") == "assistant" for m in body.get("messages", []))
+
+
+def make_server(answers: str) -> LLMServer:
+    """The counting server: ``quoting`` (default) answers from the prompt's texts
+    (:mod:`prism_review.testing.quoting`), ``flaw-decisions`` decides only the flaw steps,
+    ``schema`` builds every reply from the sent schema alone."""
+    server = LLMServer(schema_seed=SEED)
+    if answers == "quoting":
+        server.set_responder(quoting.responder(server.default_reply))
+    elif answers == "flaw-decisions":
         server.set_responder(decisions.responder(server.default_reply))
-    # report cached prefixes as a provider with automatic prompt caching does (the economical
-    # run only: the server's prefix search is quadratic in the number of requests)
-    server.prompt_cache = protocol == "economical"
-    out = workdir / f"run-{protocol}"
+    return server.start()
+
+
+def run_protocol(protocol: str, limit: int | None, workdir: Path, answers: str = "quoting", *,
+                 batch: bool = False, model: str = PRICE_MODEL) -> dict[str, Any]:
+    """Evaluate the demo under ``protocol`` (``--batch`` with ``batch``) against a fresh counting
+    server; the figures."""
+    server = make_server(answers)
+    name = protocol + ("-batch" if batch else "")
+    out = workdir / f"run-{name}"
     try:
-        args = ["evaluate", "--judge", f"openai-compatible/bench-model@{server.base_url}",
-                "--protocol", protocol, "--out", str(out), "--cache-dir", str(workdir / f"cache-{protocol}"),
+        args = ["evaluate", "--judge", f"openai-compatible/{model}@{server.base_url}",
+                "--protocol", protocol, "--out", str(out), "--cache-dir", str(workdir / f"cache-{name}"),
                 "--quiet", "--no-report"]
         if limit:
             args += ["--limit", str(limit)]
+        if batch:
+            args += ["--batch"]
         t0 = time.perf_counter()
         res = CliRunner().invoke(app, args)
         seconds = time.perf_counter() - t0
         if res.exit_code != 0:
             raise SystemExit(f"prism evaluate --protocol {protocol} failed (rc {res.exit_code}):\n{res.output}")
-        requests = list(server.requests)
+        requests = _chat(list(server.batch_lines) + list(server.requests))
     finally:
         server.stop()
     calls: dict[str, int] = defaultdict(int)
     tokens: dict[str, int] = defaultdict(int)
     steps: dict[str, int] = defaultdict(int)
+    reasks: dict[str, int] = defaultdict(int)
     for r in requests:
-        if not r.path.endswith("/chat/completions"):
-            continue
-        dim = (r.step or "unknown").split(".", 1)[0]
+        step = step_of(r)
+        dim = step.split(".", 1)[0]
         calls[dim] += 1
-        steps[r.step or "unknown"] += 1
+        steps[step] += 1
+        reasks[step] += int(_is_reask(r.body))
         tokens[dim] += message_tokens(r.body)
     rows = list(read_results(out))
     per: dict[str, int] = {}
@@ -170,13 +207,48 @@ def run_protocol(protocol: str, limit: int | None, workdir: Path, flaw_decisions
         "pairs": sum(len(r.extracted.get("pairs") or []) for r in nov),
     }
     stats = json.loads((out / "manifest.json").read_text()).get("totals", {}).get("judge_stats", {})
-    cache = ({"cached_share": stats.get("cached_prompt_tokens", 0) / max(1, stats.get("prompt_tokens", 0))}
-             if server.prompt_cache else {})
-    return {"protocol": protocol, "seconds": round(seconds, 1), "figures": figures, "steps": dict(steps),
-            "reviews": reviews, "where": repetition(requests),
-            "prompt_cache": cache,
-            "novelty_inputs": inputs,
-            "unknown_step_calls": calls.get("unknown", 0), "run": str(out)}
+    billed = bill([(step_of(r), r.body, r.reply or "", r.path == "batch") for r in requests], model)
+    billed["per_review"] = billed["dollars"] / (reviews or 1)
+    return {"protocol": protocol, "batch": batch, "seconds": round(seconds, 1), "figures": figures,
+            "steps": dict(steps), "reasks": {k: v for k, v in reasks.items() if v},
+            "judge_stats": {k: stats.get(k) for k in ("calls", "reasks", "batch_calls", "unscored")},
+            "reviews": reviews, "where": repetition(requests), "dollars": billed,
+            "novelty_inputs": inputs, "unknown_step_calls": calls.get("unknown", 0), "run": str(out),
+            "estimate_units": estimate_units(requests),
+            "papers": len({(r.venue, r.paper_id) for r in rows})}
+
+
+def estimate_units(requests: list[Any]) -> dict[str, dict[str, float]]:
+    """Per step: calls, and per call the input tokens as ``--dry-run`` counts them (4 characters
+    a token, messages and schema) and the output budget: the constants of
+    ``src/prism_review/cli/estimate_pattern.py``."""
+    out: dict[str, dict[str, float]] = {}
+    for r in requests:
+        b = r.body
+        row = out.setdefault(step_of(r), {"calls": 0, "tokens": 0.0, "budget": 0.0})
+        row["calls"] += 1
+        row["tokens"] += (len(json.dumps(b.get("messages", []), ensure_ascii=False)) // 4
+                          + len(json.dumps(b.get("response_format", {}))) // 4)
+        row["budget"] += int(b.get("max_completion_tokens") or b.get("max_tokens") or 0)
+    for row in out.values():
+        row["tokens"] /= row["calls"]
+        row["budget"] /= row["calls"]
+    return out
+
+
+def print_calibration(res: dict[str, Any]) -> None:
+    """What ``--dry-run``'s call pattern (``cli/estimate_pattern.py``) needs for this protocol:
+    each step's calls per review and per paper, tokens and budget per call."""
+    n, papers = res["reviews"] or 1, res["papers"] or 1
+    units = res["figures"]["flaws"]["per"] or 1
+
+    def per_unit(step: str, calls: int) -> str:
+        return f" {calls / units:.3f}/flaw unit" if step.startswith("flaws.") else ""
+
+    print(f"\n--dry-run calibration ({res['protocol']}; {n} reviews, {papers} papers, {units} flaw units; "
+          "tokens as the estimate counts them): " + "; ".join(
+              f"{k} {v['calls'] / n:.3f}/review {v['calls'] / papers:.2f}/paper{per_unit(k, v['calls'])} "
+              f"{v['tokens']:,.0f} tok {v['budget']:,.0f} budget" for k, v in sorted(res["estimate_units"].items())))
 
 
 def _row(label: str, got: dict[str, Any], ref: tuple[float, float]) -> str:
@@ -191,16 +263,26 @@ def _print_where(res: dict[str, Any]) -> None:
     n = res["reviews"] or 1
     steps = res["where"]["steps"]
     total = sum(v["tokens"] for v in steps.values()) or 1
-    print("\n| Step | calls/review | input tokens/review | share | of which system prompt/review |")
-    print("|---|---|---|---|---|")
+    usd = res["dollars"]["steps"]
+
+    def money(keys: list[str]) -> str:
+        got = [usd[k] for k in keys if k in usd]
+        out, cached, inp = (sum(g[f] for g in got) for f in ("output_tokens", "cached_tokens", "input_tokens"))
+        return (f"{out / n:,.0f} | {cached / max(1, inp):.0%} | "
+                f"{sum(g['dollars'] for g in got) / n * 1000:.3f}")
+
+    print("\n| Step | calls/review | input tokens/review | share | of which system prompt/review "
+          "| output tokens/review | billed input cached | $ per 1,000 reviews |")
+    print("|---|---|---|---|---|---|---|---|")
     for dim in DIMENSIONS:
         dsteps = {k: v for k, v in steps.items() if k.split(".", 1)[0] == dim}
         dt = sum(v["tokens"] for v in dsteps.values())
         print(f"| **{dim}** | {sum(v['calls'] for v in dsteps.values()) / n:.2f} | {dt / n:,.0f} | "
-              f"{dt / total:.1%} | {sum(v['system_tokens'] for v in dsteps.values()) / n:,.0f} |")
+              f"{dt / total:.1%} | {sum(v['system_tokens'] for v in dsteps.values()) / n:,.0f} | "
+              f"{money(list(dsteps))} |")
         for k, v in sorted(dsteps.items()):
             print(f"| {k} | {v['calls'] / n:.2f} | {v['tokens'] / n:,.0f} | {v['tokens'] / total:.1%} | "
-                  f"{v['system_tokens'] / n:,.0f} |")
+                  f"{v['system_tokens'] / n:,.0f} | {money([k])} |")
     reps = res["where"]["repeats"]
     if reps:
         print("\nfenced content sent again after its first send (tokens per review): " + "; ".join(
@@ -226,7 +308,7 @@ def _print_review_floor(results: dict[str, dict[str, Any]]) -> None:
 
 def print_tables(results: dict[str, dict[str, Any]]) -> None:
     for protocol, res in results.items():
-        print(f"\n### protocol {protocol} ({res['seconds']} s; steps: "
+        print(f"\n### {protocol} ({res['seconds']} s; steps: "
               + ", ".join(f"{k} {v}" for k, v in sorted(res['steps'].items())) + ")\n")
         print("| Dimension | calls/review | input tokens/review | reference calls | reference tokens "
               "| calls ratio | tokens ratio |")
@@ -238,9 +320,17 @@ def print_tables(results: dict[str, dict[str, Any]]) -> None:
         print(f"\nnovelty inputs: {ni['claims_per_review']:.2f} claims per review, "
               f"{ni['candidates_per_paper']:.1f} candidates per paper, {ni['pairs']} (claim, candidate) pairs "
               f"(the spec's run: {SPEC_CLAIMS} claims, {SPEC_CANDIDATES} candidates)")
-        if res.get("prompt_cache"):
-            print(f"prompt tokens a provider's prefix cache would serve (>= 1,024-token shared prefix, "
-                  f"server's 4-character tokens): {res['prompt_cache']['cached_share']:.1%}")
+        d = res["dollars"]
+        print(f"billed at {d['model']} list prices: {d['input_tokens'] / n_rev(res):,.0f} input tokens per review "
+              f"(schema {d['schema_tokens'] / n_rev(res):,.0f}), {d['cached_tokens'] / max(1, d['input_tokens']):.1%} "
+              f"of them from the prompt cache, {d['output_tokens'] / n_rev(res):,.0f} output tokens; "
+              f"${d['per_review'] * 1000:.3f} per 1,000 reviews (no cache: "
+              f"${d['dollars_no_cache'] / n_rev(res) * 1000:.3f}); {d['batch_lines']} batch lines")
+        if not res["batch"]:
+            print_calibration(res)
+        if res["reasks"]:
+            print("re-asks sent (requests carrying a reply): " + ", ".join(
+                f"{k} {v}" for k, v in sorted(res["reasks"].items())) + f"; judge stats: {res['judge_stats']}")
         if protocol == "reference":
             steps = res["steps"]
             n = res["figures"]["novelty"]["per"] or 1
@@ -252,33 +342,67 @@ def print_tables(results: dict[str, dict[str, Any]]) -> None:
                   f"({projected / SPEC_REFERENCE['novelty'][0] - 1:+.1%})")
     if "economical" in results:
         _print_review_floor(results)
-    if {"reference", "economical"} <= set(results):
-        ref, eco = results["reference"]["figures"], results["economical"]["figures"]
-        print("\n### economical / reference protocol (this run)\n")
-        print("| Dimension | calls ratio | tokens ratio |")
-        print("|---|---|---|")
+    print_ratios(results)
+
+
+def n_rev(res: dict[str, Any]) -> int:
+    return int(res["reviews"] or 1)
+
+
+def print_ratios(results: dict[str, dict[str, Any]]) -> None:
+    """Every run against the reference protocol of this run and the spec's reference figures:
+    calls, input tokens and dollars per review (the dollars of a batch run against the live
+    reference protocol, as the targets are stated)."""
+    if "reference" not in results:
+        return
+    ref = results["reference"]
+    spec_usd = spec_dollars(SPEC_REFERENCE["total"][1], SPEC_OUTPUT, ref["dollars"]["model"])
+    print(f"\n### against the reference protocol of this run and the spec (dollars at "
+          f"{ref['dollars']['model']}; spec: {SPEC_REFERENCE['total'][1]:,} input + {SPEC_OUTPUT:,} output "
+          f"tokens per review, no cache = ${spec_usd:.6f})\n")
+    print("| run | dimension | calls ÷ ref | tokens ÷ ref | calls ÷ spec | tokens ÷ spec | $ ÷ ref | $ ÷ spec |")
+    print("|---|---|---|---|---|---|---|---|")
+    for name, res in results.items():
+        if name == "reference":
+            continue
+        f, rf = res["figures"], ref["figures"]
         for dim in (*DIMENSIONS, "total"):
-            print(f"| {dim} | {eco[dim]['calls'] / max(ref[dim]['calls'], 1e-9):.3f} | "
-                  f"{eco[dim]['input_tokens'] / max(ref[dim]['input_tokens'], 1e-9):.3f} |")
+            usd = ""
+            if dim == "total":
+                usd = (f"{res['dollars']['per_review'] / ref['dollars']['per_review']:.3f} | "
+                       f"{res['dollars']['per_review'] / spec_usd:.3f}")
+            else:
+                usd = " | "
+            print(f"| {name} | {dim} | {f[dim]['calls'] / max(rf[dim]['calls'], 1e-9):.3f} | "
+                  f"{f[dim]['input_tokens'] / max(rf[dim]['input_tokens'], 1e-9):.3f} | "
+                  f"{f[dim]['calls'] / SPEC_REFERENCE[dim][0]:.3f} | {f[dim]['input_tokens'] / SPEC_REFERENCE[dim][1]:.3f} | "
+                  f"{usd} |")
+
+
+RUNS = ("reference", "economical", "economical-batch")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--limit", type=int, default=None, help="at most N papers per venue (default: all)")
-    parser.add_argument("--protocol", action="append", choices=["reference", "economical"],
-                        help="protocol(s) to run (default both)")
+    parser.add_argument("--run", action="append", choices=[*RUNS, "pooled", "reference-batch", "pooled-batch"],
+                        help=f"run(s) to measure (default: {', '.join(RUNS)}); '-batch' adds --batch")
+    parser.add_argument("--answers", choices=["quoting", "flaw-decisions", "schema"], default="quoting",
+                        help="what the server answers: quoting (default; novelty.paper, claims, verdicts and the "
+                             "flaw steps read off the prompt's texts), flaw-decisions (only the flaw steps), "
+                             "schema (every reply built from the schema alone)")
+    parser.add_argument("--model", default=PRICE_MODEL, help="the model whose list prices bill the calls")
     parser.add_argument("--json", type=Path, default=None, help="write the figures here")
-    parser.add_argument("--flaw-decisions", action="store_true",
-                        help="answer the flaw steps with testing/flaw_decisions.py (decided by content, "
-                             "so every flaw unit is scored and every review mapped) instead of schema-built replies")
     parser.add_argument("--keep", type=Path, default=None, help="keep the run folders here")
     args = parser.parse_args()
     os.environ.setdefault("OPENAI_API_KEY", "loopback")
-    protocols = args.protocol or ["reference", "economical"]
+    os.environ.setdefault("PRISM_BATCH_POLL", "0.02")
+    runs = args.run or list(RUNS)
     with tempfile.TemporaryDirectory(prefix="bench-cost-") as tmp:
         work = args.keep or Path(tmp)
         work.mkdir(parents=True, exist_ok=True)
-        results = {p: run_protocol(p, args.limit, work, args.flaw_decisions) for p in protocols}
+        results = {r: run_protocol(r.removesuffix("-batch"), args.limit, work, args.answers,
+                                   batch=r.endswith("-batch"), model=args.model) for r in runs}
     print_tables(results)
     if args.json:
         args.json.write_text(json.dumps(results, indent=2))

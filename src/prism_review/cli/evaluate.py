@@ -310,7 +310,8 @@ def evaluate(
     if dry_run:
         from prism_review.cli.estimate import print_estimate
 
-        print_estimate(the_judge, batch=batch, done=result.units_done, resumed=result.units_skipped)
+        print_estimate(the_judge, batch=batch, done=result.units_done, resumed=result.units_skipped,
+                       protocol=protocol)
         return
     if (Path(result.out) / "results.jsonl").is_file():
         try:

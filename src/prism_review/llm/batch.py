@@ -83,6 +83,9 @@ class BatchQueue:
         self.calls: CallManager | None = None
         self.apis: Callable[[], Iterable[ModelAPI]] = lambda: ()
         self.submitted = 0
+        #: --dry-run: per dimension, the units that stopped at a deferred call, the review
+        #: texts they hold and their papers (the estimate's counts of the later calls)
+        self.units: dict[str, dict[str, Any]] = {}
         self.state: dict[str, Any] = {"version": 1, "batches": []}
         if self.path is not None and self.path.exists():
             try:
@@ -284,15 +287,23 @@ class BatchQueue:
         return gen
 
     # -- estimates -----------------------------------------------------------------------
-    def estimate(self, prices: Any, *, batch: bool) -> list[dict[str, Any]]:
-        """Per dimension (the step name's first part): queued calls, input tokens (~4
-        characters a token, schema included), the output budget (an upper bound) and cost."""
+    def note_unit(self, dimension: str, unit: Any) -> None:
+        """``--dry-run``: ``unit`` of ``dimension`` stopped at a deferred call."""
+        row = self.units.setdefault(dimension, {"units": 0, "reviews": 0, "papers": set()})
+        row["units"] += 1
+        row["reviews"] += len(unit.reviews)
+        row["papers"].add((unit.venue, unit.paper_id))
+
+    def estimate(self, prices: Any, *, batch: bool, by_step: bool = False) -> list[dict[str, Any]]:
+        """Per dimension (the step name's first part; per step with ``by_step``): queued calls,
+        input tokens (~4 characters a token, schema included), the output budget (an upper
+        bound) and cost."""
         rows: dict[str, dict[str, Any]] = {}
         for p in self.pending.values():
-            dim = p.req.step.split(".", 1)[0] or "?"
+            dim = p.req.step if by_step else (p.req.step.split(".", 1)[0] or "?")
             row = rows.setdefault(dim, {"dimension": dim, "calls": 0, "input_tokens": 0,
                                         "output_budget": 0, "cost_input": 0.0,
-                                        "cost_max": 0.0, "unpriced": 0})
+                                        "cost_max": 0.0, "unpriced": 0, "model": p.req.model})
             body = json.loads(p.line)["body"]
             tokens = len(json.dumps(body.get("messages", []), ensure_ascii=False)) // 4
             tokens += len(json.dumps(body.get("response_format", {}))) // 4

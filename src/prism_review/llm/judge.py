@@ -239,12 +239,12 @@ class LLMJudge:
             else:
                 retry = _follow_up(req, first.text, REPAIR_PROMPT.format(error=error))
                 purpose = "repair"
-            self.stats.reasks += 1
             second, out, error2 = await self._ask(step, api, retry, usage, ids, purpose)
             if second.no_larger_budget:  # the server allows this prompt no more: not sent
-                self.stats.reasks -= 1
                 return StepResult(step=step.name, status="unscored", raw=raw,
                                   error=_not_asked_again(retry.floor, f"{error}; {error2}"))
+            # counted when a model answered it: a batch run's later passes re-read it cached
+            self.stats.reasks += int(not second.cached)
             if out is None:
                 return StepResult(step=step.name, status="unscored",
                                   raw=second.text if second.text is not None else raw,
@@ -253,9 +253,9 @@ class LLMJudge:
         warning = None
         problem = step.check(inp, out)
         if problem:
-            self.stats.reasks += 1
             retry = _follow_up(req, raw or "", CHECK_PROMPT.format(problem=problem))
             third, out2, error3 = await self._ask(step, api, retry, usage, ids, "check")
+            self.stats.reasks += int(not third.cached)
             problem2 = step.check(inp, out2) if out2 is not None else error3
             if out2 is not None and not problem2:
                 out, raw = out2, third.text

@@ -234,6 +234,8 @@ async def _run(
                 dim.check_rows(rows)  # a metric key it did not declare fails the unit, counted
             except Deferred:  # its call is in this pass's batch: finished on a later pass
                 deferred += 1
+                if batch is not None and batch.estimate_only:  # --dry-run: what the unit holds
+                    batch.note_unit(dim.name, unit)
                 return
             except Exception as exc:
                 if is_fatal(exc):
