@@ -6,6 +6,7 @@ A thin layer over :mod:`prism_review.data`; every command imports its library la
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated
 
@@ -75,7 +76,7 @@ def _parse_sizes(items: list[str] | None) -> dict[str, int]:
 @data_app.command("sample")
 def sample(
     source: Annotated[
-        Path, typer.Argument(help="papers.parquet, a venue folder/zip, or a folder of them")
+        Path, typer.Argument(help="Any source evaluate reads: an evaluation layout, papers.parquet, venue folders/zips, ProReviewer")
     ],
     out_dir: Annotated[
         Path, typer.Option("--out", help="Where to write the manifest and id lists")
@@ -101,15 +102,22 @@ def sample(
 ) -> None:
     """Draw a seeded sample stratified by venue × decision class and write its manifest."""
     from prism_review.data.errors import DataError
-    from prism_review.data.sampling import draw_sample, metadata_from, write_manifest
+    from prism_review.data.sampling import PaperMeta, draw_sample, metadata_from, write_manifest
     from prism_review.data.skips import SkipLog
     from prism_review.progress import showing
 
     skips = SkipLog()
+    read: dict[str, int] = {}  # decision class → papers read, to say why a sample is empty
+
+    def counted(papers: Iterator[PaperMeta]) -> Iterator[PaperMeta]:
+        for p in papers:
+            read[p.decision_class] = read.get(p.decision_class, 0) + 1
+            yield p
+
     try:
         with showing(console):
             manifest = draw_sample(
-                metadata_from(source, skips), seed=seed, sizes=_parse_sizes(venue_size), default_size=size,
+                counted(metadata_from(source, skips)), seed=seed, sizes=_parse_sizes(venue_size), default_size=size,
                 classes=[c.strip() for c in classes.split(",") if c.strip()], allocation=allocation,
                 venues=venue, source=source.name,
             )  # fmt: skip
@@ -117,6 +125,12 @@ def sample(
         msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc  # no repr quotes
         console.print(f"[red]error:[/] {escape(str(msg))}")
         raise typer.Exit(1) from None
+    if not any(vs.paper_ids for vs in manifest.venues.values()):  # else evaluate takes everything
+        seen = ", ".join(f"{c} {n}" for c, n in read.items()) or "none"
+        console.print(f"[red]error:[/] no paper to sample in {escape(str(source))}: papers read by "
+                      f"decision class: {seen}; drawn from: {classes} (add classes with --classes, "
+                      "check --venue); no manifest written", soft_wrap=True, highlight=False)
+        raise typer.Exit(1)
     for path in write_manifest(manifest, out_dir):
         typer.echo(str(path))
     for v, vs in manifest.venues.items():

@@ -1,0 +1,75 @@
+"""Issue 28, a newcomer's second hour: no silent no-ops, no hints that fail.
+
+Each test runs the command a new user would type, as in the README and docs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from prism_review.cli import app
+from prism_review.data.layout import demo_root
+from prism_review.pipelines.results import read_results
+
+
+def _run(*args: str) -> tuple[int, str]:
+    res = CliRunner().invoke(app, list(args))
+    assert "Traceback" not in res.output, res.output
+    return res.exit_code, " ".join(res.output.split())
+
+
+# -- 1. a sample of any source filters the run, an empty one is refused -------------------------
+def test_sample_of_the_demo_layout_filters_the_run(tmp_path: Path) -> None:
+    code, out = _run("data", "sample", str(demo_root()), "--size", "5", "--seed", "13",
+                     "--out", str(tmp_path / "M"))
+    assert code == 0, out
+    manifest = json.loads((tmp_path / "M" / "sample_manifest.json").read_text())
+    ids = manifest["venues"]["ICLR2024"]["paper_ids"]
+    assert len(ids) == 5
+    code, out = _run("evaluate", "--sample", str(tmp_path / "M"), "--dimension",
+                     "constructiveness", "--out", str(tmp_path / "run"), "--quiet")
+    assert code == 0, out
+    assert {r.paper_id for r in read_results(tmp_path / "run" / "results.jsonl")} == set(ids)
+
+
+def test_sample_that_selects_nothing_is_refused_with_the_reason(tmp_path: Path) -> None:
+    code, out = _run("data", "sample", str(demo_root()), "--size", "5", "--classes", "oral",
+                     "--out", str(tmp_path / "M"))
+    assert code == 1 and "no paper to sample" in out and "reject 11" in out, out
+    assert not (tmp_path / "M").exists()
+    (tmp_path / "empty.json").write_text('{"venues": {}}')
+    (tmp_path / "other.json").write_text('{"venues": {"ICLR2025": {"paper_ids": ["x"]}}}')
+    for name, reason in [("empty.json", "the sample selects no paper"),
+                         ("other.json", "the sample's venues (ICLR2025) are not in the data")]:
+        code, out = _run("evaluate", "--sample", str(tmp_path / name), "--out",
+                         str(tmp_path / "run"), "--quiet")
+        assert code == 2 and reason in out, out
+        assert not (tmp_path / "run").exists()  # refused: no folder holding only .lock
+
+
+# -- 2. a dry run never touches the run folder; refused runs leave no folder ---------------------
+def test_dry_run_leaves_the_run_folder_untouched(tmp_path: Path) -> None:
+    run = tmp_path / "demo"
+    code, out = _run("evaluate", "--dimension", "constructiveness", "--limit", "2", "--out",
+                     str(run), "--quiet")
+    assert code == 0, out
+    before = {p.name: p.read_bytes() for p in run.iterdir() if p.is_file()}
+    code, out = _run("evaluate", "--judge", "ollama/x", "--dry-run", "--dimension",
+                     "constructiveness", "--limit", "2", "--out", str(run), "--quiet")
+    assert code == 0, out
+    assert "holds a run made with other settings" in out and "estimated as a new folder" in out.lower()
+    assert {p.name: p.read_bytes() for p in run.iterdir() if p.is_file()} == before
+    fresh = tmp_path / "fresh"
+    code, out = _run("evaluate", "--judge", "ollama/x", "--dry-run", "--dimension",
+                     "constructiveness", "--limit", "2", "--out", str(fresh), "--quiet")
+    assert code == 0 and "calls" in out, out
+    assert not fresh.exists()
+
+
+def test_refused_run_leaves_no_folder(tmp_path: Path) -> None:
+    out_dir = tmp_path / "run"
+    code, out = _run("evaluate", "--system", "gtp4", "--out", str(out_dir), "--quiet")
+    assert code == 2 and "unknown system" in out, out
+    assert not out_dir.exists()
