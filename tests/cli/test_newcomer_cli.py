@@ -73,3 +73,79 @@ def test_refused_run_leaves_no_folder(tmp_path: Path) -> None:
     code, out = _run("evaluate", "--system", "gtp4", "--out", str(out_dir), "--quiet")
     assert code == 2 and "unknown system" in out, out
     assert not out_dir.exists()
+
+
+# -- 3. every printed "Next" hint is a command that works on that run ---------------------------
+def _byo(tmp_path: Path) -> Path:
+    """A bring-your-own layout: the demo's papers and human reviews, and three my_reviewer rows."""
+    import shutil
+
+    src, root = demo_root() / "ICLR2024", tmp_path / "byo" / "ICLR2024"
+    shutil.copytree(src / "papers", root / "papers")
+    shutil.copytree(src / "human_reviews", root / "human_reviews")
+    shutil.copy(src / "paper_metadata.jsonl", root / "paper_metadata.jsonl")
+    (root / "my_reviewer").mkdir()
+    rows = (src / "gpt4" / "reviews.jsonl").read_text().splitlines()[:3]
+    (root / "my_reviewer" / "reviews.jsonl").write_text("\n".join(rows) + "\n")
+    return tmp_path / "byo"
+
+
+def _hints(output: str) -> list[list[str]]:
+    import shlex
+
+    return [shlex.split(line.split("prism ", 1)[1]) for line in output.splitlines()
+            if line.strip() and "? prism " in line]
+
+
+def test_next_hints_run_on_a_system_run_of_a_byo_folder(tmp_path: Path) -> None:
+    run = tmp_path / "runs" / "byo"
+    res = CliRunner().invoke(app, ["evaluate", "--data", str(_byo(tmp_path)), "--system",
+                                   "my_reviewer", "--dimension", "flaws", "--dimension", "depth",
+                                   "--out", str(run), "--quiet"])
+    assert res.exit_code == 0, res.output
+    hints = _hints(res.output)
+    assert hints, res.output
+    for args in hints:
+        code, out = _run(*args)
+        assert code == 0, (args, out)
+        assert "my_reviewer vs human" in out
+        assert "no test (< 10 pairs)" in out and "0.0000" in out  # means shown, the test not
+        assert "== depth" not in out  # human has no depth row: the hint names flaws only
+    code, out = _run("compare", "--run", str(run), "--a", "my_reviewer", "--b", "human",
+                     "--dimension", "depth")
+    assert code == 2 and "human has rows in: flaws" in out, out
+
+
+def test_next_hints_run_on_the_demo(tmp_path: Path) -> None:
+    res = CliRunner().invoke(app, ["evaluate", "--dimension", "constructiveness", "--limit", "3",
+                                   "--out", str(tmp_path / "demo"), "--quiet"])
+    assert res.exit_code == 0, res.output
+    hints = _hints(res.output)
+    assert hints, res.output
+    for args in hints:
+        code, out = _run(*args)
+        assert code == 0 and "vs human" in out, (args, out)
+
+
+# -- 4. every unknown name lists the valid names, closest first ----------------------------------
+def test_compare_unknown_dimension_and_self_comparison(tmp_path: Path) -> None:
+    run = tmp_path / "demo"
+    code, out = _run("evaluate", "--dimension", "constructiveness", "--limit", "2", "--out",
+                     str(run), "--quiet")
+    assert code == 0, out
+    code, out = _run("compare", "--run", str(run), "--a", "gpt4", "--b", "human",
+                     "--dimension", "constructivenes")
+    assert code == 2 and "valid dimensions (closest first): constructiveness" in out, out
+    code, out = _run("compare", "--run", str(run), "--a", "gpt4", "--b", "human",
+                     "--venue", "ICLR2042")
+    assert code == 2 and "valid venues (closest first): ICLR2024" in out, out
+    code, out = _run("compare", "--run", str(run), "--a", "gpt4", "--b", "GPT4")
+    assert code == 0 and "warning: --a and --b both name gpt4" in out, out
+
+
+def test_agreement_unknown_dataset_is_named_before_the_missing_file() -> None:
+    code, out = _run("agreement", "--dataset", "disaprer")
+    assert code == 2 and "unknown agreement dataset 'disaprer'" in out, out
+    assert "(closest first): disapere, disapere-novelty" in out and "--file is required" not in out
+    code, out = _run("evaluate", "--protocol", "economy", "--quiet")
+    assert code == 2 and "valid protocols (closest first): economical" in out, out
