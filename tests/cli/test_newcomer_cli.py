@@ -149,3 +149,21 @@ def test_agreement_unknown_dataset_is_named_before_the_missing_file() -> None:
     assert "(closest first): disapere, disapere-novelty" in out and "--file is required" not in out
     code, out = _run("evaluate", "--protocol", "economy", "--quiet")
     assert code == 2 and "valid protocols (closest first): economical" in out, out
+
+
+# -- 5. the perturbation scorer has a shipped example that runs offline ---------------------------
+def test_shipped_perturbation_example_runs_offline(tmp_path: Path) -> None:
+    from importlib.resources import files
+
+    example = Path(str(files("prism_review") / "resources" / "examples" / "perturbation"))
+    docs = (Path(__file__).parents[2] / "docs" / "tasks.md").read_text()
+    assert "src/prism_review/resources/examples/perturbation" in docs
+    code, out = _run("perturbation", "score", "--rows", str(example / "rows.jsonl"), "--comments",
+                     str(example / "comments.jsonl"), "--out", str(tmp_path / "pert"))
+    assert code == 0, out
+    result = json.loads((tmp_path / "pert" / "results.json").read_text())
+    assert result["overall"]["location_recall"] == 0.5 and result["n_rows_missing_comments"] == 0
+    assert result["by_category"]["Surface"]["location_recall"] == 0.6
+    code, out = _run("perturbation", "score", "--rows", str(example / "rows.jsonl"), "--comments",
+                     str(example / "comments.jsonl"), "--method", "fuzzy")
+    assert code == 0 and '"fuzzy_recall"' in out, out
