@@ -167,3 +167,40 @@ def test_shipped_perturbation_example_runs_offline(tmp_path: Path) -> None:
     code, out = _run("perturbation", "score", "--rows", str(example / "rows.jsonl"), "--comments",
                      str(example / "comments.jsonl"), "--method", "fuzzy")
     assert code == 0 and '"fuzzy_recall"' in out, out
+
+
+# -- 6. export-layout keeps every system; validate agrees with evaluate -------------------------
+def test_export_layout_keeps_the_llm_systems_and_validates(tmp_path: Path) -> None:
+    exp = tmp_path / "exp"
+    code, out = _run("data", "export-layout", str(demo_root()), "--out", str(exp))
+    assert code == 0, out
+    assert {"gpt4", "claude_opus", "gemini_pro_1.5", "human_reviews", "papers"} <= {
+        p.name for p in (exp / "ICLR2024").iterdir()}
+    assert "20 gpt4 review(s)" in out
+    code, out = _run("data", "validate", str(exp))
+    assert code == 0 and "ok" in out, out
+    runs = {}
+    for name, data in (("demo", None), ("exp", exp)):
+        args = ["evaluate", "--dimension", "constructiveness", "--limit", "4", "--out",
+                str(tmp_path / f"run-{name}"), "--quiet", "--no-report"]
+        code, out = _run(*args, *(["--data", str(data)] if data else []))
+        assert code == 0, out
+        runs[name] = {(r.paper_id, r.system, r.reviewer_id): r.metrics.get("mcs")
+                      for r in read_results(tmp_path / f"run-{name}" / "results.jsonl")}
+    assert runs["exp"] == runs["demo"] and {s for _, s, _ in runs["demo"]} > {"human"}
+    assert all(v is not None for v in runs["demo"].values())
+
+
+def test_validate_accepts_what_evaluate_runs_on(tmp_path: Path) -> None:
+    import shutil
+
+    root = tmp_path / "human-only" / "ICLR2024"  # as export-layout writes a corpus: human only
+    shutil.copytree(demo_root() / "ICLR2024" / "papers", root / "papers")
+    shutil.copytree(demo_root() / "ICLR2024" / "human_reviews", root / "human_reviews")
+    code, out = _run("evaluate", "--data", str(root.parent), "--dimension", "constructiveness",
+                     "--limit", "1", "--out", str(tmp_path / "run"), "--quiet", "--no-report")
+    assert code == 0, out
+    code, out = _run("data", "validate", str(root.parent))
+    assert code == 0, out
+    code, out = _run("data", "validate", str(root.parent), "--complete")
+    assert code == 1 and "review folder for system 'sea' is missing" in out, out

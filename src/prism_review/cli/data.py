@@ -149,18 +149,21 @@ def validate(
     venue: Annotated[
         list[str] | None, typer.Option("--venue", help="Only (and require) these venues")
     ] = None,
+    complete: Annotated[
+        bool, typer.Option("--complete", help="Also require PRISM's six review folders, each "
+                           "covering every paper (the paper's setup check)")
+    ] = False,
     partial: Annotated[
-        bool, typer.Option("--partial", help="Accept systems covering only some papers")
+        bool, typer.Option("--partial", hidden=True, help="The default now (kept for old scripts)")
     ] = False,
 ) -> None:
-    """Check a PRISM evaluation layout; print every problem and exit 1 if there is any."""
+    """Check a layout as `prism evaluate` reads it; print every problem, exit 1 if any."""
     from prism_review.data.layout_check import LayoutProblem, validate_layout
 
     skips: list[LayoutProblem] = []
-    if partial:
-        problems = validate_layout(root, venues=venue, require_all_systems=False, skips=skips)
-    else:
-        problems = validate_layout(root, venues=venue, skips=skips)
+    # one definition of valid: what evaluate runs on; --complete adds PRISM's coverage rule
+    problems = validate_layout(root, venues=venue, require_all_systems=complete and not partial,
+                               skips=skips)
     for s in skips:
         typer.echo(f"skipped: {s}")
     if skips:
@@ -171,7 +174,8 @@ def validate(
     if problems:
         console.print(f"[red]{len(problems)} problem(s)[/] in {root}")
         raise typer.Exit(1)
-    console.print(f"[green]ok[/]: {root} is a valid PRISM layout")
+    what = "a complete PRISM layout" if complete else "a valid layout (what prism evaluate reads)"
+    console.print(f"[green]ok[/]: {root} is {what}")
 
 
 @data_app.command("info")
@@ -200,7 +204,7 @@ def export_layout(
     venue: Annotated[list[str] | None, typer.Option("--venue", help="Venue(s) to export (repeatable)")] = None,
     limit: Annotated[int | None, typer.Option("--limit", min=1, help="At most N papers per venue")] = None,
 ) -> None:
-    """Write a source's papers and human reviews as a PRISM evaluation layout (for other tools)."""
+    """Write a source's papers and every system's reviews as an evaluation layout."""
     from prism_review.data.errors import DataError
     from prism_review.data.export import export_layout as run_export
     from prism_review.data.sources import open_source, read_sample
@@ -214,8 +218,9 @@ def export_layout(
         raise typer.Exit(2) from None
     for v, n in res.papers.items():
         console.print(f"{v}: {n} paper(s)")
-    console.print(f"wrote {sum(res.papers.values())} paper(s), {res.reviews} human review(s) "
-                  f"from {source.kind} {src} to {out}/")
+    others = "".join(f", {n} {s} review(s)" for s, n in res.systems.items())
+    console.print(f"wrote {sum(res.papers.values())} paper(s), {res.reviews} human review(s)"
+                  f"{others} from {source.kind} {src} to {out}/", soft_wrap=True)
     if res.skipped:
         console.print(f"[yellow]{len(res.skipped)} input(s) skipped:[/]")
         for line in res.skipped[:20]:
