@@ -204,3 +204,41 @@ def test_validate_accepts_what_evaluate_runs_on(tmp_path: Path) -> None:
     assert code == 0, out
     code, out = _run("data", "validate", str(root.parent), "--complete")
     assert code == 1 and "review folder for system 'sea' is missing" in out, out
+
+
+# -- 7. help fits 80 columns, nothing cut; --version ---------------------------------------------
+def _commands() -> list[list[str]]:
+    from typing import Any
+
+    import typer
+
+    out: list[list[str]] = []
+
+    def walk(cmd: Any, path: list[str]) -> None:
+        out.append(path)
+        if hasattr(cmd, "commands"):  # a group (typer vendors its own click)
+            for name, sub in cmd.commands.items():
+                walk(sub, [*path, name])
+
+    walk(typer.main.get_command(app), [])
+    return out
+
+
+def test_every_help_fits_80_columns_without_cuts() -> None:
+    commands = _commands()
+    assert ["evaluate"] in commands and ["perturbation", "score"] in commands
+    for path in commands:
+        res = CliRunner().invoke(app, [*path, "--help"], env={"COLUMNS": "80", "NO_COLOR": "1"},
+                                 terminal_width=80)
+        assert res.exit_code == 0, (path, res.output)
+        assert "…" not in res.output, (path, res.output)
+        long = [line for line in res.output.splitlines() if len(line) > 80]
+        assert not long, (path, long)
+        assert "[bold]" not in res.output and "[/" not in res.output, path  # no raw markup
+
+
+def test_version() -> None:
+    from prism_review import __version__
+
+    code, out = _run("--version")
+    assert code == 0 and out == f"prism-review {__version__}"
