@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from prism_review.cli import app
@@ -242,3 +243,25 @@ def test_version() -> None:
 
     code, out = _run("--version")
     assert code == 0 and out == f"prism-review {__version__}"
+
+
+# -- 9. docs/results.md's pandas snippet runs, and an extra installs pandas -----------------------
+def test_results_pandas_snippet_runs_and_the_analysis_extra_names_pandas(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import re
+    import tomllib
+
+    root = Path(__file__).parents[2]
+    extras = tomllib.loads((root / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    assert any(req.startswith("pandas") for req in extras["analysis"])
+    docs = (root / "docs" / "results.md").read_text()
+    assert 'pip install -e ".[analysis]"' in docs
+    pytest.importorskip("pandas")
+    snippet = re.search(r"## Reading it with pandas.*?```python\n(.*?)```", docs, re.S)
+    assert snippet is not None
+    code, out = _run("evaluate", "--dimension", "depth", "--limit", "2", "--out",
+                     str(tmp_path / "runs" / "demo"), "--quiet", "--no-report")
+    assert code == 0, out
+    monkeypatch.chdir(tmp_path)
+    exec(compile(snippet.group(1), "results.md", "exec"), {})  # noqa: S102
