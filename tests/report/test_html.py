@@ -95,3 +95,10 @@ def test_drill_down_shows_the_review_text_folded_beside_its_extraction(tmp_path)
     assert review.text in islands
     assert '<details class="review" data-t="t1"><summary>Review text (' in page  # folded
     assert page.count('<div class="side">') == page.count('<details class="row"')
+
+
+def test_review_texts_say_why_they_are_absent(tmp_path):
+    from prism_review.report.reviews import review_texts
+
+    texts, note = review_texts({"data": str(tmp_path / "gone")}, [("ICLR2024", "p1")])
+    assert texts == {} and "is not here" in note

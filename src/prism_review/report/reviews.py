@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import Any
 
 ReviewKey = tuple[str, str, str, str]  # venue, paper id, system, reviewer id
+#: a table source (parquet, JSONL) is read front to back to find the papers: not above this size
+MAX_SCAN_BYTES = 256 << 20
 
 
 def review_texts(manifest: dict[str, Any], papers: list[tuple[str, str]]) -> tuple[dict[ReviewKey, str], str]:
@@ -28,8 +30,12 @@ def review_texts(manifest: dict[str, Any], papers: list[tuple[str, str]]) -> tup
         wanted[venue].append(pid)
     out: dict[ReviewKey, str] = {}
     try:
-        if not Path(str(data)).exists():
+        path = Path(str(data))
+        if not path.exists():
             return {}, f"review texts not shown: the run's data {data} is not here"
+        if path.is_file() and path.stat().st_size > MAX_SCAN_BYTES:  # a table is scanned whole
+            return {}, (f"review texts not shown: the run's data {data} is a "
+                        f"{path.stat().st_size >> 20} MiB table, not re-read for the report")
         source = open_source(str(data))
         for item in source.items(sample=dict(wanted)):
             for system, reviews in item.reviews.items():
