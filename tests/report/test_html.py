@@ -102,3 +102,15 @@ def test_review_texts_say_why_they_are_absent(tmp_path):
 
     texts, note = review_texts({"data": str(tmp_path / "gone")}, [("ICLR2024", "p1")])
     assert texts == {} and "is not here" in note
+
+
+def test_comparison_with_few_pairs_still_shows_the_means(tmp_path):
+    rows = [
+        ResultRow(dimension="depth", venue="ICLR2024", paper_id=p, system=s, reviewer_id=s,
+                  unit_key=f"{p}/{s}", metrics={"doa": v})
+        for p in ("p1", "p2") for s, v in (("human", 0.25), ("sea", 0.75))
+    ]  # fmt: skip
+    dims = [get_dimension("depth")]
+    page = write_html(tmp_path, rows, summarize(rows, dims), dims, {}).read_text()
+    assert ("<td>sea</td><td>DoA</td><td>2</td><td>0.2500</td><td>0.7500</td><td>0.5000</td>"
+            "<td></td><td>not tested (&lt; 10 pairs)</td>") in page
