@@ -81,8 +81,8 @@ def comparisons(rows: list[ResultRow], dims: list[Dimension]) -> Markup | None:
         res = paired_analysis(per_system[system])["per_metric"]
         for key, r in res.items():
             if r.get("skipped"):  # the means still show; only the test needs 10 pairs
-                pairs = per_system[system][key]
-                ma, mb = (sum(p[i] for p in pairs) / len(pairs) for i in (0, 1))
+                few = per_system[system][key]
+                ma, mb = (sum(p[i] for p in few) / len(few) for i in (0, 1))
                 body.append([system, labels[key], str(r["n_valid_pairs"]), _fmt(mb), _fmt(ma),
                              _fmt(ma - mb), "", "not tested (< 10 pairs)", ""])
                 continue
