@@ -182,7 +182,10 @@ def get_venue(name: str) -> Venue:
     key = re.sub(r"[^a-z0-9]", "", name.lower())
     if key in _ALIASES:
         return VENUES[_ALIASES[key]]
-    raise KeyError(f"unknown venue {name!r}; known venues: {', '.join(VENUES)}")
+    from prism_review.names import closest_first
+
+    raise KeyError(f"unknown venue {name!r}; known venues (closest first): "
+                   f"{', '.join(closest_first(name, VENUES))}")
 
 
 def venue_ids() -> list[str]:

@@ -66,6 +66,7 @@ def test_validate_partial_accepts_missing_system_folders(tmp_path):
     root = write_layout(tmp_path / "data", {"ICLR2024": ["p1"]})
     shutil.rmtree(root / "ICLR2024" / "sea")
     runner = CliRunner()
-    strict = runner.invoke(app, ["data", "validate", str(root)])
+    strict = runner.invoke(app, ["data", "validate", str(root), "--complete"])
     assert strict.exit_code == 1 and "is missing" in strict.output
+    assert runner.invoke(app, ["data", "validate", str(root)]).exit_code == 0  # evaluate runs on it
     assert runner.invoke(app, ["data", "validate", str(root), "--partial"]).exit_code == 0

@@ -37,7 +37,7 @@ def test_validate_prints_every_problem_and_exits_1(
     assert "ICLR2024/sea: missing paper a1" in res.stdout
     assert "ICLR2024/tree/a2_review.json [full_review]: empty string" in res.stdout
     assert seen.pop("skips") == []  # the counted-skips channel (nothing skipped here)
-    assert seen == {"root": tmp_path, "venues": ["ICLR2024"]}
+    assert seen == {"root": tmp_path, "venues": ["ICLR2024"], "require_all_systems": False}
     monkeypatch.setattr(layout, "validate_layout", lambda root, **kw: [])
     res = runner.invoke(app, ["data", "validate", str(tmp_path)])
     assert res.exit_code == 0

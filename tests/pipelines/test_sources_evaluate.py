@@ -75,7 +75,7 @@ def test_unreadable_data_is_one_line_exit_2(tmp_path: Path) -> None:
 
 def test_unknown_engine_is_exit_2(tmp_path: Path) -> None:
     res = _evaluate("--engine", "spark", "--out", str(tmp_path / "o"))
-    assert res.exit_code == 2 and "local, ray" in res.output
+    assert res.exit_code == 2 and "valid engines (closest first): ray, local" in res.output
 
 
 def test_ray_engine_equals_local_unit_for_unit(tmp_path: Path) -> None:

@@ -87,3 +87,60 @@ def test_report_in_headless_chromium(tmp_path: Path) -> None:
     assert seen["by_reviewer"] == ["human human_2", "human human_2"]
     assert seen["by_other_json"] == []  # text inside the extractions is not searched
     assert seen["cleared"] == 2
+
+
+_PROBE_REVIEW = """<script>
+window.addEventListener('load', function(){ setTimeout(function(){
+  var out={errors:window.__errors, imgs:[]};
+  document.querySelectorAll('img').forEach(function(i){
+    out.imgs.push([i.naturalWidth, i.getBoundingClientRect().width]);});
+  var row=document.querySelector('#browse details.row');
+  row.parentElement.open=true; row.open=true;
+  var d=row.querySelector('details.review');
+  out.folded=!d.open;
+  d.open=true;
+  setTimeout(function(){
+    out.review=d.querySelector('pre.review').textContent;
+    out.extraction=row.querySelector('pre.extracted').textContent.length;
+    var a=d.getBoundingClientRect(), b=row.querySelector('pre.extracted').getBoundingClientRect();
+    out.beside=a.right<=b.left+1 && Math.abs(a.top-b.top)<60;
+    var pre=document.createElement('pre'); pre.id='probe'; pre.textContent=JSON.stringify(out);
+    document.body.appendChild(pre);
+  }, 50);
+}, 50); });
+</script>"""
+
+
+def test_demo_report_review_text_beside_extraction_and_figures_at_full_size(tmp_path: Path) -> None:
+    """On a real demo run: the figures are shown at their own size (the headline strip was
+    2805 px squeezed into 1200), and a row's drill-down holds its review text, folded, to the
+    left of the extraction."""
+    import html
+
+    from typer.testing import CliRunner
+
+    from prism_review.cli import app
+    from prism_review.data.layout import EvalLayout, demo_root
+
+    run = tmp_path / "run"
+    res = CliRunner().invoke(app, ["evaluate", "--dimension", "constructiveness", "--dimension",
+                                   "depth", "--limit", "2", "--out", str(run), "--quiet"])
+    assert res.exit_code == 0, res.output
+    page = (run / "report.html").read_text(encoding="utf-8")
+    probe = run / "probe.html"
+    probe.write_text(page.replace("<head>", "<head>" + _PROBE_HEAD, 1)
+                     .replace("</body>", _PROBE_REVIEW + "</body>"), encoding="utf-8")
+    out = subprocess.run(
+        [str(CHROMIUM), "--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=5000",
+         "--window-size=1280,900", "--dump-dom", probe.as_uri()],
+        capture_output=True, text=True, timeout=120,
+    ).stdout  # fmt: skip
+    start = out.index('<pre id="probe">') + len('<pre id="probe">')
+    seen = json.loads(html.unescape(out[start : out.index("</pre>", start)]))
+    assert seen["errors"] == []
+    assert len(seen["imgs"]) == 2
+    for natural, shown in seen["imgs"]:
+        assert natural > 500 and shown >= natural - 1, seen["imgs"]  # not scaled down
+    first = EvalLayout(demo_root()).load_reviews("ICLR2024", "0A5o6dCKeK", "human")[0]
+    assert seen["folded"] and seen["review"] == first.text
+    assert seen["extraction"] > 0 and seen["beside"]

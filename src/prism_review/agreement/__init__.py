@@ -56,7 +56,10 @@ def get_dataset(name: str) -> MeasureFn:
     if name not in _DATASETS and name in _BUILTIN:
         importlib.import_module(f"prism_review.agreement.{_BUILTIN[name]}")
     if name not in _DATASETS:
-        raise KeyError(f"unknown agreement dataset {name!r}; known: {', '.join(dataset_names())}")
+        from prism_review.names import UnknownNameError
+
+        valid = ", ".join(UnknownNameError("dataset", name, [*dataset_names(), "all"]).valid)
+        raise KeyError(f"unknown agreement dataset {name!r}; valid datasets (closest first): {valid}")
     return _DATASETS[name]
 
 

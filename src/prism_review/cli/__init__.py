@@ -16,6 +16,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,
 )
 
 _MODULES = ["evaluate", "agreement", "data", "compare", "index", "report", "review", "tasks"]
@@ -32,8 +33,19 @@ def _mount() -> None:
         mod.register(app)
 
 
+def _version(value: bool) -> None:
+    if value:
+        from prism_review import __version__
+
+        typer.echo(f"prism-review {__version__}")
+        raise typer.Exit()
+
+
 @app.callback()
-def _root() -> None:
+def _root(
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                 help="Print the version and exit"),
+) -> None:
     """prism-review command line."""
 
 

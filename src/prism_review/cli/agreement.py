@@ -40,17 +40,17 @@ def agreement(
     if dataset == "all":
         _all(file, judge, limit, as_json, base_url, config, concurrency)
         return
+    try:  # the name first: a misspelt dataset is not a missing --file
+        measure = get_dataset(dataset)
+    except KeyError as exc:
+        typer.echo(f"error: {exc.args[0]}", err=True)
+        raise typer.Exit(2) from exc
     if file is None:
         typer.echo("error: --file is required (except with --dataset all)", err=True)
         raise typer.Exit(2)
     if not file.exists():
         typer.echo(f"error: {file} does not exist", err=True)
         raise typer.Exit(2)
-    try:
-        measure = get_dataset(dataset)
-    except KeyError as exc:
-        typer.echo(f"error: {exc.args[0]}", err=True)
-        raise typer.Exit(2) from exc
     the_judge = _judge(judge, base_url, config, concurrency)
 
     async def _measure() -> dict[str, Any]:

@@ -94,6 +94,8 @@ def compare_rows(
     out: dict[str, Any] = {
         "a": pairing.group_name(ga),
         "b": pairing.group_name(gb),
+        "group_a": ga,
+        "group_b": gb,
         "dimensions": {},
     }
     for dim, drows in sorted(by_dim.items()):
@@ -102,10 +104,24 @@ def compare_rows(
         spec = dims[dim]
         lower = {m.key for m in spec.metrics if not m.higher_is_better} if spec else set()
         res = stats.full_analysis(papers, keys, n_bootstrap=n_bootstrap, lower_is_better=lower)
+        _describe_untested(res, papers)
+        res["groups_present"] = [g for g in (ga, gb)
+                                 if any(r.status == "ok" and pairing.group_of(spec, r) == g for r in drows)]
         res["subgroups"] = stats.subgroup_analysis(papers, keys, compat=compat)
         res["metrics"] = keys
         out["dimensions"][dim] = res
     return out
+
+
+def _describe_untested(res: dict[str, Any], papers: list[Any]) -> None:
+    """Metrics with too few pairs for a test still get their means (descriptive, no p)."""
+    for m, r in res["per_metric"].items():
+        pairs = [p.values[m] for p in papers if p.values.get(m) is not None
+                 and None not in p.values[m]]
+        if r.get("skipped") and pairs:
+            ma = sum(float(x) for x, _ in pairs) / len(pairs)
+            mb = sum(float(y) for _, y in pairs) / len(pairs)
+            r.update(mean_a=round(ma, 4), mean_b=round(mb, 4), mean_diff=round(ma - mb, 4))
 
 
 def _f(v: Any, nd: int = 4) -> str:
@@ -129,23 +145,20 @@ def render(result: dict[str, Any], by: str | None) -> str:
     ]
     for dim, res in result["dimensions"].items():
         lines.append(f"== {dim}: {a} vs {b} ({res['n_papers']} paired papers)")
+        missing = [n for n, g in ((a, "a"), (b, "b"))
+                   if res.get("groups_present") is not None and result[f"group_{g}"] not in res["groups_present"]]
+        if missing:
+            lines += [f"{' and '.join(missing)}: no scored row in {dim}, so nothing to pair", ""]
+            continue
         body = []
+        untested = 0
         for m in res["metrics"]:
             r = res["per_metric"][m]
             if r.get("skipped"):
-                body.append(
-                    [
-                        m,
-                        str(r["n_valid_pairs"]),
-                        "-",
-                        "-",
-                        "-",
-                        "-",
-                        "-",
-                        "-",
-                        "skipped (< 10 pairs)",
-                    ]
-                )
+                untested += 1
+                body.append([m, str(r["n_valid_pairs"]), _f(r.get("mean_a")), _f(r.get("mean_b")),
+                             "-" if r.get("mean_diff") is None else f"{r['mean_diff']:+.4f}",
+                             "-", "-", "-", "no test (< 10 pairs)"])
                 continue
             ci = r["bootstrap_95ci"]
             sig = "*" if r["significant_after_correction"] else ""
@@ -168,6 +181,9 @@ def render(result: dict[str, Any], by: str | None) -> str:
             f"{a} better: {', '.join(s['a_better']) or '-'}; "
             f"{b} better: {', '.join(s['b_better']) or '-'}  (* = Holm-adjusted p < 0.05)"
         )
+        if untested:
+            lines.append(f"{untested} metric(s) with fewer than 10 paired papers: their means are "
+                         "shown, but no test, CI or delta (too few pairs to tell a real difference)")
         key = {"decision": "by_decision", "tier": "by_quality_tier"}.get(by or "")
         if key:
             groups = res["subgroups"].get(key)
@@ -252,13 +268,16 @@ def compare(
     except (FileNotFoundError, ResultsLogError) as exc:  # no log, or a damaged line in it
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from exc
+    _check_name("dimension", dimension, {r.dimension for r in rows}, run)
+    _check_name("venue", venue, {r.venue for r in rows}, run)
+    every = rows
     rows = [
         r
         for r in rows
         if (dimension is None or r.dimension == dimension) and (venue is None or r.venue == venue)
     ]
     if not rows:
-        typer.echo("error: no result rows match", err=True)
+        typer.echo(f"error: no result rows of --dimension {dimension} in --venue {venue}", err=True)
         raise typer.Exit(1)
     _check_metrics(rows, metric)
     from prism_review.pipelines.pairing import UnknownGroup
@@ -268,12 +287,39 @@ def compare(
             rows, a, b, metrics=metric or None, compat=compat, n_bootstrap=n_bootstrap
         )
     except UnknownGroup as exc:
-        typer.echo(f"error: {exc}", err=True)
+        typer.echo(f"error: {exc}{_elsewhere(exc.name, every, rows)}", err=True)
         raise typer.Exit(2) from exc
+    if result["group_a"] == result["group_b"]:  # in the JSON object itself under --json
+        result["warning"] = (f"--a and --b both name {result['a']}: a system compared with "
+                             "itself differs by 0 on every metric")
+        if not as_json:
+            typer.echo(f"warning: {result['warning']}", err=True)
     if as_json:
         typer.echo(json.dumps(result, sort_keys=True))
     else:
         typer.echo(render(result, by))
+
+
+def _check_name(kind: str, name: str | None, valid: set[str], run: Path) -> None:
+    """An unknown --dimension or --venue exits 2 naming the run's valid ones, closest first."""
+    from prism_review.names import UnknownNameError
+
+    if name is not None and name not in valid:
+        typer.echo(f"error: {UnknownNameError(kind, name, valid, where=str(run))}", err=True)
+        raise typer.Exit(2)
+
+
+def _elsewhere(name: str, every: list[ResultRow], rows: list[ResultRow]) -> str:
+    """When --dimension/--venue hid a system the run has, say where it does have rows."""
+    from prism_review.pipelines import pairing
+
+    if len(every) == len(rows):
+        return ""
+    dims = {r.dimension: _dimension(r.dimension) for r in every}
+    where = sorted({r.dimension for r in every if r.status == "ok" and
+                    pairing.group_name(pairing.group_of(dims[r.dimension], r) or "").lower()
+                    == name.strip().lower()})
+    return f" (in the rows selected; {name} has rows in: {', '.join(where)})" if where else ""
 
 
 def _compare_runs(runs: tuple[Path, Path], dimension: str | None, venue: str | None,

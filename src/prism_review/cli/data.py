@@ -6,6 +6,7 @@ A thin layer over :mod:`prism_review.data`; every command imports its library la
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated
 
@@ -75,7 +76,7 @@ def _parse_sizes(items: list[str] | None) -> dict[str, int]:
 @data_app.command("sample")
 def sample(
     source: Annotated[
-        Path, typer.Argument(help="papers.parquet, a venue folder/zip, or a folder of them")
+        Path, typer.Argument(help="Any source evaluate reads: an evaluation layout, papers.parquet, venue folders/zips, ProReviewer")
     ],
     out_dir: Annotated[
         Path, typer.Option("--out", help="Where to write the manifest and id lists")
@@ -101,15 +102,22 @@ def sample(
 ) -> None:
     """Draw a seeded sample stratified by venue × decision class and write its manifest."""
     from prism_review.data.errors import DataError
-    from prism_review.data.sampling import draw_sample, metadata_from, write_manifest
+    from prism_review.data.sampling import PaperMeta, draw_sample, metadata_from, write_manifest
     from prism_review.data.skips import SkipLog
     from prism_review.progress import showing
 
     skips = SkipLog()
+    read: dict[str, int] = {}  # decision class → papers read, to say why a sample is empty
+
+    def counted(papers: Iterator[PaperMeta]) -> Iterator[PaperMeta]:
+        for p in papers:
+            read[p.decision_class] = read.get(p.decision_class, 0) + 1
+            yield p
+
     try:
         with showing(console):
             manifest = draw_sample(
-                metadata_from(source, skips), seed=seed, sizes=_parse_sizes(venue_size), default_size=size,
+                counted(metadata_from(source, skips)), seed=seed, sizes=_parse_sizes(venue_size), default_size=size,
                 classes=[c.strip() for c in classes.split(",") if c.strip()], allocation=allocation,
                 venues=venue, source=source.name,
             )  # fmt: skip
@@ -117,6 +125,12 @@ def sample(
         msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc  # no repr quotes
         console.print(f"[red]error:[/] {escape(str(msg))}")
         raise typer.Exit(1) from None
+    if not any(vs.paper_ids for vs in manifest.venues.values()):  # else evaluate takes everything
+        seen = ", ".join(f"{c} {n}" for c, n in read.items()) or "none"
+        console.print(f"[red]error:[/] no paper to sample in {escape(str(source))}: papers read by "
+                      f"decision class: {seen}; drawn from: {classes} (add classes with --classes, "
+                      "check --venue); no manifest written", soft_wrap=True, highlight=False)
+        raise typer.Exit(1)
     for path in write_manifest(manifest, out_dir):
         typer.echo(str(path))
     for v, vs in manifest.venues.items():
@@ -135,18 +149,21 @@ def validate(
     venue: Annotated[
         list[str] | None, typer.Option("--venue", help="Only (and require) these venues")
     ] = None,
+    complete: Annotated[
+        bool, typer.Option("--complete", help="Also require PRISM's six review folders, each "
+                           "covering every paper (the paper's setup check)")
+    ] = False,
     partial: Annotated[
-        bool, typer.Option("--partial", help="Accept systems covering only some papers")
+        bool, typer.Option("--partial", hidden=True, help="The default now (kept for old scripts)")
     ] = False,
 ) -> None:
-    """Check a PRISM evaluation layout; print every problem and exit 1 if there is any."""
+    """Check a layout as `prism evaluate` reads it; print every problem, exit 1 if any."""
     from prism_review.data.layout_check import LayoutProblem, validate_layout
 
     skips: list[LayoutProblem] = []
-    if partial:
-        problems = validate_layout(root, venues=venue, require_all_systems=False, skips=skips)
-    else:
-        problems = validate_layout(root, venues=venue, skips=skips)
+    # one definition of valid: what evaluate runs on; --complete adds PRISM's coverage rule
+    problems = validate_layout(root, venues=venue, require_all_systems=complete and not partial,
+                               skips=skips)
     for s in skips:
         typer.echo(f"skipped: {s}")
     if skips:
@@ -157,7 +174,8 @@ def validate(
     if problems:
         console.print(f"[red]{len(problems)} problem(s)[/] in {root}")
         raise typer.Exit(1)
-    console.print(f"[green]ok[/]: {root} is a valid PRISM layout")
+    what = "a complete PRISM layout" if complete else "a valid layout (what prism evaluate reads)"
+    console.print(f"[green]ok[/]: {root} is {what}")
 
 
 @data_app.command("info")
@@ -186,7 +204,7 @@ def export_layout(
     venue: Annotated[list[str] | None, typer.Option("--venue", help="Venue(s) to export (repeatable)")] = None,
     limit: Annotated[int | None, typer.Option("--limit", min=1, help="At most N papers per venue")] = None,
 ) -> None:
-    """Write a source's papers and human reviews as a PRISM evaluation layout (for other tools)."""
+    """Write a source's papers and every system's reviews as an evaluation layout."""
     from prism_review.data.errors import DataError
     from prism_review.data.export import export_layout as run_export
     from prism_review.data.sources import open_source, read_sample
@@ -200,8 +218,9 @@ def export_layout(
         raise typer.Exit(2) from None
     for v, n in res.papers.items():
         console.print(f"{v}: {n} paper(s)")
-    console.print(f"wrote {sum(res.papers.values())} paper(s), {res.reviews} human review(s) "
-                  f"from {source.kind} {src} to {out}/")
+    others = "".join(f", {n} {s} review(s)" for s, n in res.systems.items())
+    console.print(f"wrote {sum(res.papers.values())} paper(s), {res.reviews} human review(s)"
+                  f"{others} from {source.kind} {src} to {out}/", soft_wrap=True)
     if res.skipped:
         console.print(f"[yellow]{len(res.skipped)} input(s) skipped:[/]")
         for line in res.skipped[:20]:

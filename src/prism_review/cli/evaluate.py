@@ -147,7 +147,7 @@ def evaluate(
 
     from prism_review.atomic import disk_error
     from prism_review.data.errors import DataError
-    from prism_review.names import UnknownNameError, check_choice
+    from prism_review.names import UnknownNameError, check_choice, closest_first
     from prism_review.pipelines.engines import ENGINES, Engine
     from prism_review.pipelines.ray_engine import RayEngine
     from prism_review.pipelines.results import ResultsLogError
@@ -215,7 +215,8 @@ def evaluate(
     from prism_review.pipelines.protocol import PROTOCOLS
 
     if protocol not in PROTOCOLS:
-        console.print(f"[red]error:[/] unknown --protocol {protocol!r}; use {', '.join(PROTOCOLS)}")
+        console.print(f"[red]error:[/] unknown --protocol {protocol!r}; valid protocols (closest "
+                      f"first): {', '.join(closest_first(protocol, PROTOCOLS))}")
         raise typer.Exit(2)
     out_dir = out or Path("runs") / (data.name if data else "demo")
     if out_dir.exists() and not out_dir.is_dir():  # else "File exists ... free space" (exit 4)
@@ -259,7 +260,8 @@ def evaluate(
         console.print(f"[red]error:[/] {escape(mask_urls(str(exc)))}", highlight=False)
         raise typer.Exit(2) from exc
     if engine not in ENGINES:
-        console.print(f"[red]error:[/] unknown --engine {engine!r}; use one of {', '.join(ENGINES)}")
+        console.print(f"[red]error:[/] unknown --engine {engine!r}; valid engines (closest "
+                      f"first): {', '.join(closest_first(engine, ENGINES))}")
         raise typer.Exit(2)
     the_engine: Engine | None = None
     if workers != 1:

@@ -96,10 +96,11 @@ def task_acceptance(
     max_errors: MaxErrOpt = None, audit: AuditOpt = None,
 ) -> None:  # fmt: skip
     """Predict accept/reject; report accuracy, balanced accuracy, macro-F1, ROC-AUC, accept rate."""
+    from prism_review.names import UnknownNameError
     from prism_review.tasks.acceptance import AcceptBiasedVenue, predictions_as_rows, run_acceptance
 
     if predictor not in {"rating", "majority", "llm", "file"}:
-        raise fail(f"unknown predictor {predictor!r} (rating, majority, llm, file)")
+        raise fail(str(UnknownNameError("predictor", predictor, ["rating", "majority", "llm", "file"])))
     rows = None
     unreadable = 0
     if predictor == "file":
@@ -115,7 +116,7 @@ def task_acceptance(
             console.print(f"skipped {skip}", style="yellow", markup=False, soft_wrap=True)
         unreadable = len(skipped)
     if objective not in {"balanced_accuracy", "accuracy"}:
-        raise fail(f"unknown objective {objective!r}")
+        raise fail(str(UnknownNameError("objective", objective, ["balanced_accuracy", "accuracy"])))
     if split not in {"test", "all"}:
         raise fail("--split is test|all")
     the_judge = None

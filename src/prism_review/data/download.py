@@ -200,7 +200,10 @@ def download_dataset(
     from huggingface_hub import HfApi, hf_hub_download
 
     if name not in DATASETS:
-        raise KeyError(f"unknown dataset {name!r}; known: {', '.join(DATASETS)}")
+        from prism_review.names import closest_first
+
+        raise KeyError(f"unknown dataset {name!r}; known (closest first): "
+                       f"{', '.join(closest_first(name, DATASETS))}")
     spec = DATASETS[name]
     base = endpoint_url(endpoint)
     token = token if token is not None else os.environ.get("HF_TOKEN")

@@ -221,28 +221,37 @@ def metadata_from_folder(path: Path, skips: SkipLog) -> Iterator[PaperMeta]:
             yield PaperMeta(pid, vf.venue.id, decision_class(Decision.parse(rec.get("Decision"))))
 
 
+def metadata_from_layout(root: Path, skips: SkipLog) -> Iterator[PaperMeta]:
+    """``(id, venue, decision)`` of every paper of an evaluation layout (its paper ids, in the
+    order ``evaluate`` reads them, and the decision of ``paper_metadata.jsonl`` / the reviews)."""
+    from prism_review.data.layout import EvalLayout
+
+    layout = EvalLayout(root)
+    for venue in layout.venues():
+        for pid in layout.paper_ids(venue):
+            try:
+                meta = layout.paper_meta(venue, pid)
+            except DataError as err:
+                skips.add_error(err, record=pid)
+                continue
+            yield PaperMeta(pid, venue, decision_class(Decision.parse(meta.get("decision"))))
+
+
 def metadata_from(path: Path, skips: SkipLog) -> Iterator[PaperMeta]:
-    """Auto-detect: a ``.parquet`` table, one venue folder/zip, or a folder of them."""
-    if path.suffix == ".parquet":
-        yield from metadata_from_corpus(path, skips)
-        return
-    if (
-        path.suffix == ".zip"
-        or (path / "json").is_dir()
-        or (path / "scraping_summary.json").is_file()
-    ):
-        yield from metadata_from_folder(path, skips)
-        return
-    if not path.is_dir():
-        raise DataError(path, "expected papers.parquet, a venue folder or zip, or a folder of them")
-    found = False
-    for child in sorted(path.iterdir()):
-        try:
-            get_venue(child.stem)
-        except KeyError:
-            continue
-        if child.is_dir() or child.suffix == ".zip":
-            found = True
-            yield from metadata_from_folder(child, skips)
-    if not found:
-        raise DataError(path, "no venue folders (ICLR_2024, …) or zips found")
+    """Any source ``prism evaluate`` reads (detected by shape, as there): a corpus table, one
+    venue folder/zip or a folder of them, an evaluation layout, or ProReviewer."""
+    from prism_review.data.source_kinds import detect
+
+    source = detect(Path(path))
+    if source.kind == "corpus":
+        yield from metadata_from_corpus(source.path, skips)
+    elif source.kind == "venue-folders":
+        for _venue, folder in source.folders:  # type: ignore[attr-defined]
+            yield from metadata_from_folder(folder, skips)
+    elif source.kind == "layout":
+        yield from metadata_from_layout(source.path, skips)
+    else:  # ProReviewer and any later kind: the decision its items carry
+        for item in source.items():
+            if item.paper is not None:
+                yield PaperMeta(item.paper_id, item.venue, decision_class(item.paper.decision))
+        skips.skips.extend(source.skips.skips)

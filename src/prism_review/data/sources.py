@@ -26,7 +26,7 @@ from prism_review.data.source_base import HUMAN, Source, SourceItem, meta_from_r
 from prism_review.data.source_kinds import detect
 from prism_review.venues import get_venue
 
-__all__ = ["HUMAN", "Source", "SourceItem", "meta_from_reviews", "open_source", "read_sample"]
+__all__ = ["HUMAN", "Source", "SourceItem", "meta_from_reviews", "check_sample", "open_source", "read_sample"]
 
 
 def read_sample(path: Path) -> dict[str, list[str]]:
@@ -63,7 +63,18 @@ def read_sample(path: Path) -> dict[str, list[str]]:
             out[get_venue(name).id] = ids
         except KeyError:
             raise DataError(path, f"unknown venue {name!r}", field="venues") from None
+    if not any(out.values()):  # an empty sample must not mean "no filter": it selects nothing
+        raise DataError(path, "the sample selects no paper (no venue lists a paper id); draw "
+                        "it again with `prism data sample` from the data you evaluate",
+                        field="venues")
     return out
+
+
+def check_sample(path: Path, sample: dict[str, list[str]], present: list[str]) -> None:
+    """A sample none of whose venues is in the data would evaluate nothing, unsaid."""
+    if not any(v in present for v in sample):
+        raise DataError(path, f"the sample's venues ({', '.join(sample)}) are not in the data "
+                        f"(it holds {', '.join(present) or 'no venue'})", field="venues")
 
 
 def open_source(path: Path | str) -> Source:

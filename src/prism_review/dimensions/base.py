@@ -281,7 +281,10 @@ def dimension_class(name: str) -> type[Dimension]:
     """The registered class of ``name`` (KeyError naming the known ones)."""
     load_builtin_dimensions()
     if name not in _REGISTRY:
-        raise KeyError(f"unknown dimension {name!r}; known: {', '.join(dimension_names())}")
+        from prism_review.names import closest_first
+
+        raise KeyError(f"unknown dimension {name!r}; known (closest first): "
+                       f"{', '.join(closest_first(name, dimension_names()))}")
     return _REGISTRY[name]
 
 

@@ -62,6 +62,7 @@ from prism_review.pipelines.run_config import (
     run_settings,
     start_manifest,
 )
+from prism_review.pipelines.run_folder import dry_run_folder, made_folder
 from prism_review.pipelines.runlock import RunFolderBusy, RunLock
 from prism_review.pipelines.selection import all_dimensions, norm_venues, select_systems
 
@@ -133,10 +134,33 @@ async def run_evaluation(
         check_settings(opts.settings, all_setting_specs())
     except SettingsError as exc:
         raise RunSettingsError(str(exc)) from None
-    out = Path(opts.out)
-    out.mkdir(parents=True, exist_ok=True)
-    with RunLock(out):
-        return await _run(opts, out, judge, engine, progress or Progress(), log)
+    inputs = _inputs(opts)  # refused before the run folder is made: nothing is left behind
+    progress = progress or Progress()
+    if opts.judge_options.get("dry_run"):  # an estimate reads the folder, never writes to it
+        try:
+            with dry_run_folder(Path(opts.out)) as scratch, RunLock(scratch):
+                return await _run(opts, scratch, judge, engine, progress, log, inputs)
+        except RunSettingsError as exc:
+            log(f"note: {exc}; the real run would be refused there. Estimated as a new folder:")
+        with dry_run_folder(Path(opts.out), copy=False) as scratch, RunLock(scratch):
+            return await _run(opts, scratch, judge, engine, progress, log, inputs)
+    with made_folder(Path(opts.out)) as out, RunLock(out):
+        return await _run(opts, out, judge, engine, progress, log, inputs)
+
+
+def _inputs(opts: EvalOptions) -> tuple[Any, set[str], dict[str, list[str]] | None]:
+    """The source, the selected systems and the sample, each checked (names, sample's venues)."""
+    from prism_review.data.layout import demo_root
+    from prism_review.data.source_kinds import LayoutSource
+    from prism_review.data.sources import check_sample, open_source, read_sample
+
+    source = open_source(opts.data) if opts.data else LayoutSource(demo_root())
+    wanted_systems = select_systems(opts, source)  # unknown names raise UnknownNameError
+    sample = read_sample(opts.sample) if opts.sample else None
+    if sample is not None and opts.sample is not None:
+        venues = set(norm_venues(opts.venues))
+        check_sample(opts.sample, sample, [v for v in source.venues() if not venues or v in venues])
+    return source, wanted_systems, sample
 
 
 async def _run(
@@ -146,14 +170,10 @@ async def _run(
     engine: Engine | None,
     progress: Progress,
     log: Callable[[str], None],
+    inputs: tuple[Any, set[str], dict[str, list[str]] | None],
 ) -> RunResult:
-    from prism_review.data.layout import demo_root
-    from prism_review.data.source_kinds import LayoutSource
-    from prism_review.data.sources import open_source, read_sample
-
     t0 = time.perf_counter()
-    source = open_source(opts.data) if opts.data else LayoutSource(demo_root())
-    wanted_systems = select_systems(opts, source)  # unknown names raise UnknownNameError
+    source, wanted_systems, sample = inputs
     dims = [get_dimension(n) for n in (opts.dimensions or all_dimensions())]
     if judge is None:
         judge_opts = dict(opts.judge_options)
@@ -187,7 +207,6 @@ async def _run(
     load_errors: list[dict[str, Any]] = []
     errors_path = out / "errors.jsonl"
     failures = FailureLog(errors_path)
-    sample = read_sample(opts.sample) if opts.sample else None
     runtime = getattr(judge, "runtime", None)
     in_flight = opts.concurrency
     if callable(runtime):

@@ -1,6 +1,8 @@
 """Reports built from a run's results log: summary tables, figures and a browsable HTML page.
 
-Reports never recompute a judge step: they read ``results.jsonl`` and ``manifest.json`` only.
+Reports never recompute a judge step: they read ``results.jsonl`` and ``manifest.json``, and
+the drill-down's review texts from the run's data when it is still there
+(:mod:`prism_review.report.reviews`; the report says when it is not).
 """
 
 from __future__ import annotations

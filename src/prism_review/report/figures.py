@@ -30,13 +30,33 @@ METRIC_RANGES: dict[str, tuple[float, float]] = {
 HUMAN_COLOR, SYSTEM_COLOR = "#4c72b0", "#dd8452"
 
 
+#: panels per row: three 3.2-inch panels at the PNG's 110 dpi are about 1,060 px wide, so the
+#: report (at most 1,168 px of content) shows the figure at its own size, its 8-point text legible
+GRID_COLUMNS = 3
+PANEL_INCHES = (3.2, 3.1)
+
+
 def _plt() -> Any:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    plt.rcParams["svg.fonttype"] = "none"  # SVG text stays text: searchable, editable, sharp
     return plt
+
+
+def grid(n: int) -> tuple[Any, list[Any]]:
+    """A figure of ``n`` panels in rows of :data:`GRID_COLUMNS` (spare cells hidden)."""
+    plt = _plt()
+    cols = min(GRID_COLUMNS, n)
+    rows = -(-n // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(PANEL_INCHES[0] * cols, PANEL_INCHES[1] * rows + 0.6),
+                             squeeze=False)  # fmt: skip
+    flat = [ax for row in axes for ax in row]
+    for ax in flat[n:]:
+        ax.set_visible(False)
+    return fig, flat[:n]
 
 
 def save(fig: Any, out: Path | None, stem: str) -> str:
@@ -50,6 +70,11 @@ def save(fig: Any, out: Path | None, stem: str) -> str:
         fig.savefig(out / f"{stem}.svg", format="svg", bbox_inches="tight")
     plt.close(fig)
     return base64.b64encode(buf.getvalue()).decode("ascii")
+
+
+def _tight(fig: Any) -> None:
+    """Lay the panels out above the legend, which takes the figure's bottom 0.6 inch."""
+    fig.tight_layout(rect=(0, 0.6 / fig.get_figheight(), 1, 1))
 
 
 def clipped_errors(mean: float, sd: float, lo: float, hi: float) -> tuple[float, float]:
@@ -66,9 +91,8 @@ def headline_bars(summary: list[SummaryRow], dims: list[Dimension], out: Path | 
     specs = [(d, s) for d, s in specs if any(k[:2] == (d.name, s.key) for k in cells)]
     if not specs:
         return None
-    plt = _plt()
-    fig, axes = plt.subplots(1, len(specs), figsize=(3.2 * len(specs), 3.6), squeeze=False)
-    for ax, (d, s) in zip(axes[0], specs, strict=True):
+    fig, axes = grid(len(specs))
+    for ax, (d, s) in zip(axes, specs, strict=True):
         systems = system_order(k[2] for k in cells if k[:2] == (d.name, s.key))
         rows = [cells[(d.name, s.key, sy)] for sy in systems]
         means = [float(r.mean or 0.0) for r in rows]
@@ -82,6 +106,8 @@ def headline_bars(summary: list[SummaryRow], dims: list[Dimension], out: Path | 
         ax.set_xticks(list(x))
         ax.set_xticklabels([system_label(sy) for sy in systems], rotation=45, ha="right", fontsize=8)
         ax.set_title(s.label, fontsize=10)
+        ax.set_ylabel(f"{s.label}, mean over papers", fontsize=8)
+        ax.tick_params(axis="y", labelsize=8)
         top = hi if hi != float("inf") else max(m + e[1] for m, e in zip(means, errs, strict=True))
         ax.set_ylim(bottom=max(0.0, lo) if lo != float("-inf") else None, top=top * 1.12 or 1.0)
     fig.legend(
@@ -90,7 +116,7 @@ def headline_bars(summary: list[SummaryRow], dims: list[Dimension], out: Path | 
         loc="lower center", ncol=2, fontsize=8, frameon=False, bbox_to_anchor=(0.5, -0.02),
         title="whiskers: ± 1 sd, cut at the metric's range; n = papers", title_fontsize=8,
     )  # fmt: skip
-    fig.tight_layout(rect=(0, 0.12, 1, 1))
+    _tight(fig)
     return save(fig, out, "fig_headline")
 
 
@@ -110,9 +136,8 @@ def distributions(rows: list[ResultRow], dims: list[Dimension], out: Path | None
                 panels.append((s.label, data))
     if not panels:
         return None
-    plt = _plt()
-    fig, axes = plt.subplots(1, len(panels), figsize=(3.2 * len(panels), 3.6), squeeze=False)
-    for ax, (label, data) in zip(axes[0], panels, strict=True):
+    fig, axes = grid(len(panels))
+    for ax, (label, data) in zip(axes, panels, strict=True):
         systems = system_order(data)
         ax.boxplot([data[s] for s in systems], showmeans=True)
         ax.set_xticks(range(1, len(systems) + 1))
@@ -121,6 +146,8 @@ def distributions(rows: list[ResultRow], dims: list[Dimension], out: Path | None
             fontsize=8,
         )  # fmt: skip
         ax.set_title(label, fontsize=10)
+        ax.set_ylabel(f"{label}, per paper", fontsize=8)
+        ax.tick_params(axis="y", labelsize=8)
     fig.legend(
         handles=[Line2D([], [], color="#ff7f0e", label="median"),
                  Line2D([], [], marker="^", color="#2ca02c", linestyle="", label="mean"),
@@ -129,5 +156,5 @@ def distributions(rows: list[ResultRow], dims: list[Dimension], out: Path | None
         loc="lower center", ncol=3, fontsize=8, frameon=False, bbox_to_anchor=(0.5, -0.02),
         title="box: middle half of the papers; n = papers", title_fontsize=8,
     )  # fmt: skip
-    fig.tight_layout(rect=(0, 0.12, 1, 1))
+    _tight(fig)
     return save(fig, out, "fig_distributions")

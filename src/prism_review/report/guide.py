@@ -97,7 +97,19 @@ def table1_guide(
 
     llm = sorted(g for g in groups if g not in {"human", HUMAN_ONLY_GROUP} and "@" not in g)
     if "human" in groups and llm:
-        lines.append(
-            f"  is a difference real? prism compare --run {out} --a {llm[0]} --b human"
-        )
+        lines += _compare_hint(summary, out, llm[0])
     return lines
+
+
+def _compare_hint(summary: list[SummaryRow], out: Path, system: str) -> list[str]:
+    """The ``prism compare`` hint, limited to the dimensions where both rows have values (a
+    ``--system`` run may hold human rows in flaws only, where humans are pooled with it)."""
+    def dims(name: str) -> set[str]:
+        return {r.dimension for r in summary if r.venue == "ALL" and r.system == name
+                and r.mean is not None}
+
+    shared = sorted(dims(system) & dims("human"))
+    if not shared:
+        return []
+    only = "" if dims(system) <= dims("human") else f" --dimension {shared[0]}"
+    return [f"  is a difference real? prism compare --run {out} --a {system} --b human{only}"]

@@ -80,8 +80,11 @@ def comparisons(rows: list[ResultRow], dims: list[Dimension]) -> Markup | None:
     for system in system_order(per_system):
         res = paired_analysis(per_system[system])["per_metric"]
         for key, r in res.items():
-            if r.get("skipped"):
-                body.append([system, labels[key], str(r["n_valid_pairs"]), "", "", "", "", "not tested (< 10 pairs)", ""])
+            if r.get("skipped"):  # the means still show; only the test needs 10 pairs
+                few = per_system[system][key]
+                ma, mb = (sum(p[i] for p in few) / len(few) for i in (0, 1))
+                body.append([system, labels[key], str(r["n_valid_pairs"]), _fmt(mb), _fmt(ma),
+                             _fmt(ma - mb), "", "not tested (< 10 pairs)", ""])
                 continue
             ci = r["bootstrap_95ci"]
             body.append(
@@ -106,7 +109,10 @@ def write_html(
     summary: list[SummaryRow],
     dims: list[Dimension],
     manifest: dict[str, Any],
+    texts: dict[tuple[str, str, str, str], str] | None = None,
 ) -> Path:
+    """Write ``report.html``; ``texts`` (the review texts, see :mod:`prism_review.report.reviews`)
+    are read from the run's data when not given."""
     env = Environment(
         loader=PackageLoader("prism_review.report", "templates"),
         autoescape=select_autoescape(["html", "j2"]),
@@ -123,10 +129,20 @@ def write_html(
     rank = {s: i for i, s in enumerate(system_order(r.system for r in rows))}
     browse = []
     n_item = 0
-    for (venue, pid), prow in list(papers.items())[:MAX_BROWSE_PAPERS]:
+    shown = list(papers.items())[:MAX_BROWSE_PAPERS]
+    texts_note = ""
+    if texts is None:
+        from prism_review.report.reviews import review_texts
+
+        texts, texts_note = review_texts(manifest, [k for k, _ in shown])
+    text_ids: dict[tuple[str, str, str, str], str] = {}  # one island per review, not per row
+    for (venue, pid), prow in shown:
         items = []
         for r in sorted(prow, key=lambda x: (x.dimension, rank[x.system], x.reviewer_id)):
             n_item += 1
+            tkey = (venue, pid, r.system, r.reviewer_id)
+            if tkey in texts and tkey not in text_ids:
+                text_ids[tkey] = f"t{len(text_ids) + 1}"
             headline = " ".join(f"{s.label}={_fmt(r.metrics.get(s.key))}" for s in heads.get(r.dimension, []))
             items.append(
                 {
@@ -141,6 +157,8 @@ def write_html(
                     "key": " ".join(str(x) for x in (r.system, r.reviewer_id, r.pairing) if x).lower(),
                     "xid": f"x{n_item}",  # the full extraction, rendered when the row is opened
                     "extracted": json_island(r.extracted),
+                    "tid": text_ids.get(tkey),
+                    "n_chars": len(texts.get(tkey, "")),
                 }
             )
         decision = prow[0].meta.get("decision") if prow else None
@@ -172,6 +190,8 @@ def write_html(
         comparisons=comparisons(rows, dims),
         browse=browse,
         browse_truncated=len(papers) > MAX_BROWSE_PAPERS,
+        review_texts=[(tid, json_island(texts[k])) for k, tid in text_ids.items()],
+        texts_note=texts_note,
         skipped=[str(s) for s in manifest.get("inputs_skipped") or []],
     )
     return write_text(out / "report.html", page)

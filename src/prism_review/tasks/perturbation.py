@@ -222,7 +222,10 @@ async def score_perturbations(
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:  # fmt: skip
     """Score every benchmark row; returns ``(summary, per-row results)``."""
     if method not in METHODS:
-        raise ValueError(f"unknown method {method!r}; one of {', '.join(METHODS)}")
+        from prism_review.names import closest_first
+
+        raise ValueError(f"unknown method {method!r}; one of (closest first) "
+                         f"{', '.join(closest_first(method, METHODS))}")
     figure = FIGURE[method]
     few = [r for r in rows if len(r.scored_perturbations) < min_scored]
     bench = [r for r in rows if len(r.scored_perturbations) >= min_scored]
