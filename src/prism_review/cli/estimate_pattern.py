@@ -49,25 +49,33 @@ class Later:
 
 #: per dimension: the demo's first step and its mean input tokens per call
 ANCHORS: dict[str, dict[str, tuple[str, float]]] = {
-    "economical": {"novelty": ("novelty.paper", 11308), "flaws": ("flaws.consolidate", 3486)},
+    "economical": {"novelty": ("novelty.paper", 11308), "flaws": ("flaws.consolidate", 1981)},
     "pooled": {"novelty": ("novelty.paper", 11308), "flaws": ("flaws.consolidate", 3486)},
     "reference": {"depth": ("depth.segment", 1179), "novelty": ("novelty.paper", 11308),
                   "flaws": ("flaws.consolidate", 2352)},
 }
 
 _NOVELTY_CLAIMS = Later("novelty.claims", 1.0, "reviews", 1707, 8000)
-_ECONOMICAL_FLAWS = [Later("flaws.validate", 1.0, "papers", 11725, 4096),
-                     Later("flaws.map_batch", 1.0, "papers", 3523, 35000)]
+#: pooled flaws: one bank of all the paper's reviews, its validation and one batch mapping
+_POOLED_FLAWS = [Later("flaws.validate", 1.0, "papers", 11725, 4096),
+                 Later("flaws.map_batch", 1.0, "papers", 3523, 35000)]
+#: economical flaws (protocol version 3): the human side once per paper (consolidate, validate,
+#: map_batch), then per pairing one flaws.extend, a validation of its new flaws (0.963 per unit
+#: in all: 21 human-side and 57 pairing validations of 81 units) and one flaws.map
+_ECONOMICAL_FLAWS = [Later("flaws.map_batch", 1.0, "papers", 1802, 35000),
+                     Later("flaws.extend", 0.741, "units", 2116, 35000),
+                     Later("flaws.validate", 0.963, "units", 10816, 4096),
+                     Later("flaws.map", 0.741, "units", 1411, 35000)]
 PATTERNS: dict[str, dict[str, list[Later]]] = {
     # one review per call: a review's claims, then its verdict calls (0.94 per review: reviews
-    # with no claim ask none, long ones split); flaws: bank, validation, mapping once per paper
+    # with no claim ask none, long ones split); flaws: the human side per paper, then per pairing
     "economical": {
         "novelty": [_NOVELTY_CLAIMS, Later("novelty.verdict_review", 0.94, "reviews", 7284, 10069)],
         "flaws": _ECONOMICAL_FLAWS,
     },
     "pooled": {
         "novelty": [_NOVELTY_CLAIMS, Later("novelty.verdict_paper", 1.38, "papers", 7752, 23490)],
-        "flaws": _ECONOMICAL_FLAWS,
+        "flaws": _POOLED_FLAWS,
     },
     # the reference design: DoA's three steps; one verdict per (claim, candidate), ~3.3 claims
     # per review against ~12 distinct candidates; per pairing a bank, its validation and
