@@ -31,6 +31,7 @@ PROMPT_FILES: tuple[str, ...] = (
     "judge/flaws/prompts.py",
     "judge/flaws/taxonomy.py",
     "judge/flaws/steps.py",
+    "judge/flaws/extend.py",
     "judge/constructiveness/prompt.py",
     "judge/constructiveness/arc.py",
     "judge/constructiveness/arc_batch.py",
