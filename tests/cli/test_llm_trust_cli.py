@@ -28,7 +28,7 @@ from prism_review.testing.llm_server import Fault, LLMServer
 SEED = 7
 LIMIT = "4"  # the first 4 demo papers: human reviews and all three LLM systems
 _SHARED = {"novelty.paper", "novelty.claims", "flaws.consolidate", "flaws.validate"}
-#: the steps each protocol sends (pipelines/protocol.py)
+#: the steps each protocol sends (dimensions/protocol.py)
 STEPS = {
     "economical": _SHARED | {"depth.analyse", "novelty.verdict_review", "constructiveness.arc",
                              "flaws.map_batch", "flaws.extend", "flaws.map"},

@@ -8,8 +8,8 @@ import re
 from typing import Any
 
 from prism_review.dimensions.base import RunContext, get_dimension
+from prism_review.dimensions.memo import MemoStore
 from prism_review.judge.fence import fenced_blocks
-from prism_review.pipelines.memo import MemoStore
 from prism_review.records import Paper, Review, Section
 
 TEXTS = {

@@ -18,12 +18,12 @@ from tests.constructiveness.test_arc_batch import responder
 from prism_review.data.layout import demo_root
 from prism_review.data.source_kinds import LayoutSource
 from prism_review.dimensions.constructiveness import MAX_GROUP_REVIEWS
+from prism_review.dimensions.review_text import review_text
 from prism_review.judge.constructiveness.arc_batch import MAX_REPLY_TOKENS
 from prism_review.judge.fence import fenced_blocks
 from prism_review.metrics.constructiveness import adaptive_max_tokens
 from prism_review.pipelines.results import read_results
 from prism_review.pipelines.runner import EvalOptions, run_evaluation
-from prism_review.systems.text import review_text
 
 N = 6
 BATCH = "constructiveness.arc_batch"

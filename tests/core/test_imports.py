@@ -38,30 +38,34 @@ def _is_type_checking(node: ast.If) -> bool:
     )
 
 
-def _imports(tree: ast.AST) -> Iterator[tuple[ast.Import | ast.ImportFrom, bool]]:
-    """Every import statement that can run (anywhere, except under ``if TYPE_CHECKING:``) and
-    whether it runs at call time (inside a function) rather than at import time."""
+def _imports(tree: ast.AST, type_checking: bool = False
+             ) -> Iterator[tuple[ast.Import | ast.ImportFrom, bool]]:
+    """Every import statement that can run (anywhere, except under ``if TYPE_CHECKING:`` unless
+    ``type_checking``) and whether it runs at call time (inside a function) rather than at
+    import time."""
     stack: list[tuple[ast.AST, bool]] = [(tree, False)]
     while stack:
         node, lazy = stack.pop()
         if isinstance(node, ast.Import | ast.ImportFrom):
             yield node, lazy
             continue
-        if isinstance(node, ast.If) and _is_type_checking(node):
+        if isinstance(node, ast.If) and _is_type_checking(node) and not type_checking:
             stack.extend((n, lazy) for n in node.orelse)
             continue
         inner = lazy or isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda)
         stack.extend((n, inner) for n in ast.iter_child_nodes(node))
 
 
-def import_graph() -> dict[str, dict[str, int]]:
-    """Module → {imported prism_review module: line of the first such import}."""
+def import_graph(type_checking: bool = False) -> dict[str, dict[str, int]]:
+    """Module → {imported prism_review module: line of the first such import} (with
+    ``type_checking``, the imports under ``if TYPE_CHECKING:`` too)."""
     mods = _modules()
     graph: dict[str, dict[str, int]] = {}
     for name, (path, is_pkg) in mods.items():
         edges = graph.setdefault(name, {})
         package = name if is_pkg else name.rpartition(".")[0]
-        for node, lazy in _imports(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+        for node, lazy in _imports(tree, type_checking):
             if isinstance(node, ast.Import):
                 targets = [a.name for a in node.names]
             else:
@@ -174,3 +178,47 @@ def test_product_code_never_imports_the_test_helpers() -> None:
         if dep == TESTING or dep.startswith(TESTING + ".")
     ]
     assert not bad, "product code imports prism_review.testing:\n" + "\n".join(bad)
+
+
+def room(module: str) -> str:
+    """The subpackage a module belongs to (``prism_review.llm.judge`` → ``llm``); a top-level
+    module (``prism_review.records``) is a room of its own."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else parts[0]
+
+
+def subpackage_graph() -> dict[str, dict[str, str]]:
+    """Room → {room it imports: one import that makes the edge}, counting every import a module
+    has (module level, inside functions, under ``if TYPE_CHECKING:``): they all tie two rooms
+    together for a reader, whether or not they run at import time."""
+    rooms: dict[str, dict[str, str]] = {}
+    for mod, deps in import_graph(type_checking=True).items():
+        edges = rooms.setdefault(room(mod), {})
+        for dep, line in deps.items():
+            if room(dep) != room(mod):
+                edges.setdefault(room(dep), f"{mod} imports {dep} (line {line})")
+    return rooms
+
+
+def test_the_subpackage_graph_counts_type_checking_and_call_time_imports() -> None:
+    graph = subpackage_graph()
+    assert {"dimensions", "judge", "llm", "pipelines", "systems", "data", "guards"} <= set(graph)
+    assert "judge" in graph["llm"] and "dimensions" in graph["pipelines"]
+    assert graph["guards"] == {}  # the leaf every reader of user input shares imports nothing
+    assert room("prism_review.llm.judge") == "llm" and room("prism_review.records") == "records"
+    # engines imports dimensions.base under TYPE_CHECKING only: an edge here, not at run time
+    assert "prism_review.dimensions.base" not in import_graph()["prism_review.pipelines.engines"]
+    assert "prism_review.dimensions.base" in import_graph(True)["prism_review.pipelines.engines"]
+
+
+def test_no_import_cycle_between_subpackages() -> None:
+    """Arrows only go down: no two subpackages import each other, directly or around a loop
+    (e.g. dimensions -> pipelines -> dimensions), at any import level."""
+    graph = subpackage_graph()
+    found = cycles({a: dict.fromkeys(b, 0) for a, b in graph.items()})
+    described = []
+    for comp in found:
+        inside = set(comp)
+        described.append(" <-> ".join(comp) + "\n" + "\n".join(
+            f"  {a} -> {b}: {why}" for a in comp for b, why in sorted(graph[a].items()) if b in inside))
+    assert not found, "import cycles between subpackages:\n" + "\n".join(described)

@@ -11,7 +11,7 @@ import pytest
 from data_shapes import corpus_row, write_corpus
 
 from prism_review.data.corpus import METADATA_COLUMNS, CorpusReader, decision_kinds
-from prism_review.data.errors import DataError
+from prism_review.guards.errors import DataError
 from prism_review.records import DecisionKind
 
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from prism_review.data.errors import DataError
 from prism_review.data.layout import EvalLayout, demo_root, find_data_root, guess_title_abstract
+from prism_review.guards.errors import DataError
 from prism_review.records import DecisionKind
 from prism_review.systems.registry import get_system
 from prism_review.testing import layout_samples as S

@@ -10,9 +10,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from prism_review.data.errors import DataError
 from prism_review.data.perturbation import PerturbationReader, load_perturbations, sha256_text
 from prism_review.data.tokens import cl100k, count_tokens, first_tokens
+from prism_review.guards.errors import DataError
 from prism_review.testing.shared import SHARED
 
 DEV = Path(f"{SHARED}/data/perturbation/dev.jsonl")

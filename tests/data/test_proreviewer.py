@@ -10,8 +10,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from prism_review.data.errors import DataError
 from prism_review.data.proreviewer import ProReviewerReader
+from prism_review.guards.errors import DataError
 
 
 def pr_row(pid: str, year: int = 2025, **over: Any) -> dict[str, Any]:

@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 from data_shapes import corpus_row, write_corpus, zip_folder
 
-from prism_review.data.errors import DataError
 from prism_review.data.export import export_layout
 from prism_review.data.layout import EvalLayout
 from prism_review.data.sources import open_source, read_sample
+from prism_review.guards.errors import DataError
 
 
 def _ids(source: Any, **kw: Any) -> list[tuple[str, str]]:

@@ -20,9 +20,9 @@ from typer.testing import CliRunner
 from prism_review.cli import app
 from prism_review.data.layout import EvalLayout, demo_root
 from prism_review.dimensions.base import dimension_names, unregister_dimension
+from prism_review.dimensions.review_text import review_text
 from prism_review.pipelines.results import read_results
 from prism_review.systems.parsing import family
-from prism_review.systems.text import review_text
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "extending.md"
 

@@ -12,9 +12,9 @@ from prism_review.dimensions.base import (
     register_dimension,
     unregister_dimension,
 )
+from prism_review.dimensions.review_text import review_text
 from prism_review.pipelines.summary import SummaryRow, table
 from prism_review.records import Review, Section
-from prism_review.systems.text import review_text
 
 #: PRISM's four dimensions, in their order; an installed plug-in may add others
 BUILTIN = ["depth", "novelty", "flaws", "constructiveness"]

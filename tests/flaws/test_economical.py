@@ -20,8 +20,8 @@ from typer.testing import CliRunner
 
 from prism_review.cli import app
 from prism_review.dimensions.base import RunContext, get_dimension
+from prism_review.dimensions.memo import MemoStore
 from prism_review.judge.fence import fence
-from prism_review.pipelines.memo import MemoStore
 from prism_review.pipelines.results import read_results
 from prism_review.records import Paper, Review, Section
 from prism_review.testing import flaw_decisions

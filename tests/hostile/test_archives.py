@@ -11,11 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from prism_review.data import extract, limits
+from prism_review.data import extract
 from prism_review.data.download import _place
-from prism_review.data.errors import DataError
 from prism_review.data.extract import UnsafeArchiveError, safe_extract
 from prism_review.data.venue_folder import VenueFolder
+from prism_review.guards import limits
+from prism_review.guards.errors import DataError
 
 
 def _zip(path: Path, members: list[tuple[str, bytes]]) -> Path:

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from prism_review.data import limits
 from prism_review.data.layout import EvalLayout
-from prism_review.data.safepath import UnsafePathError, check_id, inside, unsafe_member
 from prism_review.data.source_kinds import LayoutSource
+from prism_review.guards import limits
+from prism_review.guards.safepath import UnsafePathError, check_id, inside, unsafe_member
 from prism_review.pipelines.inputs import collect_inputs
 
 from .hostile import DEEP, layout

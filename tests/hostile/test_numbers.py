@@ -11,9 +11,9 @@ import pytest
 from typer.testing import CliRunner
 
 from prism_review.cli import app
-from prism_review.data import limits
 from prism_review.data.jsonl import iter_jsonl, read_jsonl
 from prism_review.data.skips import SkipLog
+from prism_review.guards import limits
 from prism_review.testing.layout_samples import write_layout
 
 runner = CliRunner()

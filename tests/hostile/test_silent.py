@@ -9,8 +9,8 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from prism_review.cli import app
-from prism_review.data.errors import DataError
 from prism_review.data.layout import EvalLayout
+from prism_review.guards.errors import DataError
 from prism_review.testing.layout_samples import write_layout
 
 runner = CliRunner()

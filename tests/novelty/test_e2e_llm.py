@@ -4,8 +4,8 @@ import time
 from pathlib import Path
 
 from prism_review.dimensions.base import RunContext
+from prism_review.dimensions.memo import MemoStore
 from prism_review.dimensions.novelty import NoveltyDimension
-from prism_review.pipelines.memo import MemoStore
 from prism_review.retrieval.loopback import S2Server
 from prism_review.retrieval.loopback import recorded_script as _recorded
 from prism_review.retrieval.s2 import SemanticScholarClient

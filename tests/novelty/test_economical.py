@@ -27,10 +27,10 @@ from typer.testing import CliRunner
 
 from prism_review.cli import app
 from prism_review.dimensions.base import RunContext
+from prism_review.dimensions.memo import MemoStore
 from prism_review.dimensions.novelty import NoveltyDimension
 from prism_review.judge.fence import fenced_blocks
 from prism_review.judge.novelty import verdict_review
-from prism_review.pipelines.memo import MemoStore
 from prism_review.pipelines.results import read_results
 from prism_review.retrieval.loopback import S2Server
 from prism_review.retrieval.s2 import SemanticScholarClient

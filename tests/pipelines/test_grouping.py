@@ -7,11 +7,11 @@ from typing import Any, ClassVar
 
 from prism_review.dimensions.base import Dimension, RunContext, get_dimension
 from prism_review.dimensions.constructiveness import GROUP
+from prism_review.dimensions.review_text import review_text
 from prism_review.judge.base import OfflineJudge
 from prism_review.pipelines.engines import Engine
 from prism_review.pipelines.grouping import grouped
 from prism_review.pipelines.runner import EvalOptions, run_evaluation
-from prism_review.systems.text import review_text
 
 
 class _Packs(Dimension):

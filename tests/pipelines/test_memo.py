@@ -2,7 +2,7 @@ import asyncio
 
 import pytest
 
-from prism_review.pipelines.memo import MemoStore
+from prism_review.dimensions.memo import MemoStore
 
 
 async def test_memo_computes_once_and_persists(tmp_path):

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from prism_review.data.errors import DataError
 from prism_review.data.layout import demo_root
+from prism_review.guards.errors import DataError
 from prism_review.systems import cyclereview, deepreview, human, reviewer2, sea, treereview
 from prism_review.testing import layout_samples as S
 

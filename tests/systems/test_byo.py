@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from prism_review.data.errors import DataError
+from prism_review.dimensions.review_text import review_text
+from prism_review.guards.errors import DataError
 from prism_review.systems.byo import ByoSource, check_folder, is_byo_folder
-from prism_review.systems.text import review_text
 
 # One real comment of OpenAIReview's example output (ChicagoHAI/OpenAIReview, commit 27740f8,
 # examples/apep-0001-tex.json, MIT licence), shortened.

@@ -9,9 +9,9 @@ import pytest
 
 from prism_review.data.layout import EvalLayout, demo_root
 from prism_review.dimensions.novelty import panel_text
+from prism_review.dimensions.review_text import review_text
 from prism_review.records import Review, Section
 from prism_review.systems import cyclereview, deepreview, reviewer2, sea, treereview
-from prism_review.systems.text import review_text
 from prism_review.testing import layout_samples as S
 
 

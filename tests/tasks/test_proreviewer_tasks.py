@@ -69,8 +69,8 @@ def test_unreadable_inputs_are_left_out_and_named(proreviewer: Path, tmp_path: P
     from typer.testing import CliRunner
 
     from prism_review.cli import app
-    from prism_review.data.errors import DataError
     from prism_review.data.layout import demo_root
+    from prism_review.guards.errors import DataError
 
     # ProReviewer: a review with a non-numeric rating is skipped by the reader and now reported
     bad = row("x4", 2026, "Reject", [3])

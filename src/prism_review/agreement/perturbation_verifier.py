@@ -116,9 +116,9 @@ def score(recs: list[dict[str, Any]], prefix: str = "perturbation_verifier") -> 
 @register_dataset("perturbation-verifier")
 async def measure(path: Path, judge: Judge, limit: int | None) -> dict[str, float | int | None]:
     """Validity agreement of ``judge`` on the verifier gold set."""
-    from prism_review.data.errors import DataError
     from prism_review.data.jsonl import iter_jsonl
     from prism_review.data.skips import SkipLog
+    from prism_review.guards.errors import DataError
 
     rows = []
     for lineno, row in iter_jsonl(Path(path), SkipLog(strict=True)):

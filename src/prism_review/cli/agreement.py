@@ -94,7 +94,7 @@ def _run(fn: Callable[[], Coroutine[Any, Any, dict[str, Any]]], *, file: Path,
     key, too many errors) ends the command with one line and exit code 3, not a traceback; a
     file that is not of the dataset's format (bad JSON, a record without a field the dataset
     reads) with one line naming file, line and field, and exit code 2."""
-    from prism_review.data.errors import DataError
+    from prism_review.guards.errors import DataError
     from prism_review.llm.errors import FatalProviderError, TooManyErrors, TransportError
 
     try:

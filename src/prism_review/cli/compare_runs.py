@@ -3,7 +3,7 @@
 Reads both results logs, keeps the selected dimension / venue, and prints per dimension and
 metric the per-review Spearman and Pearson correlations, the mean difference B − A with its
 bootstrap 95% CI and the share of system rankings preserved
-(:mod:`prism_review.metrics.run_agreement`). Each run's manifest names its judge and protocol,
+(:mod:`prism_review.pipelines.run_agreement`). Each run's manifest names its judge and protocol,
 shown in the header. Two runs with no review in common exit 1.
 """
 
@@ -52,8 +52,8 @@ def compare_run_folders(runs: tuple[Path, Path], *, dimension: str | None, venue
                         metric: list[str] | None, n_bootstrap: int, as_json: bool,
                         metric_keys: Callable[..., list[str]], dimension_of: Callable[[str], Any],
                         check_metrics: Callable[[list[Any], list[str] | None], None]) -> None:
-    from prism_review.metrics.run_agreement import compare_runs
     from prism_review.pipelines.results import ResultsLogError, read_results
+    from prism_review.pipelines.run_agreement import compare_runs
 
     loaded = []
     for path in runs:

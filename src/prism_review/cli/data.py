@@ -46,7 +46,7 @@ def download(
     """Download a hub dataset through huggingface_hub (shared HF cache, resumable, HF_TOKEN,
     HF_HUB_OFFLINE); zips are extracted safely."""
     from prism_review.data.download import DownloadError, download_dataset
-    from prism_review.data.errors import DataError
+    from prism_review.guards.errors import DataError
 
     try:
         paths = download_dataset(
@@ -101,9 +101,9 @@ def sample(
     ] = "proportional",
 ) -> None:
     """Draw a seeded sample stratified by venue × decision class and write its manifest."""
-    from prism_review.data.errors import DataError
     from prism_review.data.sampling import PaperMeta, draw_sample, metadata_from, write_manifest
     from prism_review.data.skips import SkipLog
+    from prism_review.guards.errors import DataError
     from prism_review.progress import showing
 
     skips = SkipLog()
@@ -183,8 +183,8 @@ def info(path: Annotated[Path, typer.Argument(help="A dataset file or folder")])
     """Say what a dataset file or folder is and count what it holds."""
     import json
 
-    from prism_review.data.errors import DataError
     from prism_review.data.info import describe
+    from prism_review.guards.errors import DataError
 
     try:
         facts = describe(path)
@@ -205,9 +205,9 @@ def export_layout(
     limit: Annotated[int | None, typer.Option("--limit", min=1, help="At most N papers per venue")] = None,
 ) -> None:
     """Write a source's papers and every system's reviews as an evaluation layout."""
-    from prism_review.data.errors import DataError
     from prism_review.data.export import export_layout as run_export
     from prism_review.data.sources import open_source, read_sample
+    from prism_review.guards.errors import DataError
 
     try:
         source = open_source(src)

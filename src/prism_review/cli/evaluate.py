@@ -146,7 +146,7 @@ def evaluate(
     import time
 
     from prism_review.atomic import disk_error
-    from prism_review.data.errors import DataError
+    from prism_review.guards.errors import DataError
     from prism_review.names import UnknownNameError, check_choice, closest_first
     from prism_review.pipelines.engines import ENGINES, Engine
     from prism_review.pipelines.ray_engine import RayEngine
@@ -212,7 +212,7 @@ def evaluate(
             console.print(f"[red]error:[/] --set expects KEY=VALUE, got {item!r}")
             raise typer.Exit(2)
         settings[key.strip()] = _setting_value(value.strip())
-    from prism_review.pipelines.protocol import PROTOCOLS
+    from prism_review.dimensions.protocol import PROTOCOLS
 
     if protocol not in PROTOCOLS:
         console.print(f"[red]error:[/] unknown --protocol {protocol!r}; valid protocols (closest "

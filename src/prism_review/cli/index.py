@@ -40,8 +40,8 @@ def build(
         streams.append(sources.docs_from_jsonl(p))  # strict: a bad line refuses, the old index stays
         names.append(f"jsonl:{p}")
     for p in data or []:
-        from prism_review.data.errors import DataError
         from prism_review.data.layout import find_data_root
+        from prism_review.guards.errors import DataError
 
         try:  # a path without venue folders used to give an empty index and exit 0
             root = find_data_root(p)

@@ -79,10 +79,10 @@ def review_generate(
 def _layout_root(data: Path | None, layout_out: Path | None, venue: list[str] | None,
                  limit: int | None) -> Path:
     """The evaluation layout to generate into: ``data`` itself, or ``data`` exported to one."""
-    from prism_review.data.errors import DataError
     from prism_review.data.export import export_layout
     from prism_review.data.layout import demo_root, find_data_root
     from prism_review.data.sources import open_source
+    from prism_review.guards.errors import DataError
 
     if data is None:
         return demo_root()

@@ -55,8 +55,8 @@ def _write_outputs(out: Path | None, result: dict[str, Any], rows: list[dict[str
 def _papers(data: Path | None, proreviewer: Path | None, venue: list[str] | None, limit: int | None,
             train_fraction: float, seed: int, keep_text: bool = True) -> list[Any]:  # fmt: skip
     """The task papers; unreadable papers/reviews are left out and each is named on stderr."""
-    from prism_review.data.errors import DataError
     from prism_review.data.layout import demo_root
+    from prism_review.guards.errors import DataError
     from prism_review.tasks.sources import load_papers
 
     if data is None and proreviewer is None:
@@ -257,9 +257,9 @@ def perturbation_score(
     max_errors: MaxErrOpt = None, audit: AuditOpt = None,
 ) -> None:  # fmt: skip
     """Injected-error detection per row and error category: recall (llm) or location_recall."""
-    from prism_review.data.errors import DataError
     from prism_review.data.perturbation import PerturbationReader
     from prism_review.data.skips import SkipLog
+    from prism_review.guards.errors import DataError
     from prism_review.metrics.perturbation import FUZZY_RATIO, JUDGE_THRESHOLD
     from prism_review.tasks.perturbation import load_comments, score_perturbations
 

@@ -1,5 +1,5 @@
 """Loaders for the PRISM corpus, the evaluation layout, ProReviewer and the perturbation set."""
 
-from prism_review.data.errors import DataError
+from prism_review.guards.errors import DataError
 
 __all__ = ["DataError"]

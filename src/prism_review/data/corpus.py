@@ -22,11 +22,11 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from prism_review.data.errors import DataError
 from prism_review.data.grobid import parse_grobid_bib
-from prism_review.data.limits import loads
 from prism_review.data.reviews import human_review, parse_reviews_field
 from prism_review.data.skips import SkipLog
+from prism_review.guards.errors import DataError
+from prism_review.guards.limits import loads
 from prism_review.records import BibEntry, Decision, DecisionKind, Paper, Review
 from prism_review.venues import Venue, get_venue
 

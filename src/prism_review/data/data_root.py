@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from importlib import resources
 from pathlib import Path
 
-from prism_review.data.errors import DataError
+from prism_review.guards.errors import DataError
 from prism_review.venues import VENUES, get_venue
 
 

@@ -29,10 +29,10 @@ from fnmatch import fnmatch
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from prism_review.data.errors import DataError
 from prism_review.data.extract import UnsafeArchiveError as UnsafeArchiveError  # re-exported
 from prism_review.data.extract import safe_extract
-from prism_review.data.safepath import unsafe_member
+from prism_review.guards.errors import DataError
+from prism_review.guards.safepath import unsafe_member
 
 DEFAULT_ENDPOINT = "https://huggingface.co"
 

@@ -21,8 +21,8 @@ import zipfile
 import zlib
 from pathlib import Path
 
-from prism_review.data.errors import DataError
-from prism_review.data.safepath import unsafe_member
+from prism_review.guards.errors import DataError
+from prism_review.guards.safepath import unsafe_member
 
 #: the largest total of member sizes extracted from one archive (bytes)
 MAX_TOTAL_BYTES = 32 << 30

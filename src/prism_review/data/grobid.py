@@ -13,7 +13,7 @@ from typing import Any
 from lxml import etree
 from pydantic import BaseModel, Field
 
-from prism_review.data.errors import DataError
+from prism_review.guards.errors import DataError
 from prism_review.records import BibEntry, Section
 
 TEI_NS = "http://www.tei-c.org/ns/1.0"

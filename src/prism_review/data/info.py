@@ -14,9 +14,9 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
-from prism_review.data.errors import DataError
 from prism_review.data.jsonl import first_object
 from prism_review.data.skips import SkipLog
+from prism_review.guards.errors import DataError
 from prism_review.venues import get_venue
 
 

@@ -12,9 +12,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from prism_review.data import limits
-from prism_review.data.limits import json_problem, loads
 from prism_review.data.skips import SkipLog
+from prism_review.guards import limits
+from prism_review.guards.limits import json_problem, loads
 
 _CHUNK = 1 << 20
 
@@ -41,7 +41,7 @@ def iter_jsonl(
     """Yield ``(line_number, object)`` for each non-blank line.
 
     A line that is not UTF-8, not JSON (numbers outside the parse limits included, see
-    :func:`~prism_review.data.limits.loads`) or not an object is recorded in ``skips`` (or raises
+    :func:`~prism_review.guards.limits.loads`) or not an object is recorded in ``skips`` (or raises
     :class:`DataError` when the log is strict).
     """
     for lineno, raw in iter_lines(path):
@@ -89,6 +89,6 @@ def _object(
 
 def read_jsonl(path: str | Path) -> list[dict[str, Any]]:
     """Every object of a JSON Lines file whose lines must all be good (human-labelled files,
-    training data): a malformed line raises :class:`~prism_review.data.errors.DataError` naming
+    training data): a malformed line raises :class:`~prism_review.guards.errors.DataError` naming
     the file and line number. Accepts bare NaN (these files mark a missing label so)."""
     return [row for _, row in iter_jsonl(path, SkipLog(strict=True), allow_nan=True)]

@@ -22,17 +22,18 @@ from pathlib import Path
 from statistics import mean
 from typing import Any
 
-from prism_review.data import limits
 from prism_review.data.data_root import demo_root, find_data_root, unknown_folders, venue_dirs
-from prism_review.data.errors import DataError
-from prism_review.data.limits import cap_review, cap_text
 from prism_review.data.manifests import list_paper_ids, read_manifest
 from prism_review.data.paper_metadata import (
     METADATA_FILE,
     cached_paper_metadata,
     guess_title_abstract,
 )
-from prism_review.data.safepath import UnsafePathError, check_id, inside
+from prism_review.data.reviews import cap_review
+from prism_review.guards import limits
+from prism_review.guards.errors import DataError
+from prism_review.guards.limits import cap_text
+from prism_review.guards.safepath import UnsafePathError, check_id, inside
 from prism_review.names import reserved_name_problem
 from prism_review.records import Decision, Paper, Review
 from prism_review.systems import registry

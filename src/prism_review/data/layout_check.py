@@ -32,9 +32,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from prism_review.data import layout as L
-from prism_review.data.errors import DataError
 from prism_review.data.paper_metadata import read_paper_metadata
-from prism_review.data.safepath import inside
+from prism_review.guards.errors import DataError
+from prism_review.guards.safepath import inside
 from prism_review.names import reserved_name_problem
 from prism_review.systems.base import read_json, read_text
 from prism_review.venues import VENUES, get_venue

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from prism_review.data.errors import DataError
-from prism_review.data.safepath import UnsafePathError, check_id
+from prism_review.guards.errors import DataError
+from prism_review.guards.safepath import UnsafePathError, check_id
 from prism_review.systems.base import read_text
 
 

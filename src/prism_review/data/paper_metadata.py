@@ -10,9 +10,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from prism_review.data.errors import DataError
 from prism_review.data.jsonl import iter_jsonl
 from prism_review.data.skips import SkipLog
+from prism_review.guards.errors import DataError
 
 METADATA_FILE = "paper_metadata.jsonl"
 

@@ -25,10 +25,10 @@ from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 
-from prism_review.data.errors import DataError
 from prism_review.data.jsonl import iter_jsonl
 from prism_review.data.skips import SkipLog
 from prism_review.data.tokens import REVIEW_INPUT_TOKENS, first_tokens
+from prism_review.guards.errors import DataError
 
 _HASHED = (("clean_paper", "clean_sha256"), ("perturbed_paper", "perturbed_sha256"),
            ("review_input", "review_input_sha256"))  # fmt: skip

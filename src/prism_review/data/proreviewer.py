@@ -25,10 +25,10 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from prism_review.data.errors import DataError
 from prism_review.data.jsonl import iter_jsonl
-from prism_review.data.limits import loads
 from prism_review.data.skips import SkipLog
+from prism_review.guards.errors import DataError
+from prism_review.guards.limits import loads
 from prism_review.records import (
     HUMAN_SYSTEM,
     Decision,

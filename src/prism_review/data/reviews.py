@@ -12,8 +12,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from prism_review.data.errors import DataError
-from prism_review.data.limits import json_problem, loads
+from prism_review.guards import limits
+from prism_review.guards.errors import DataError
+from prism_review.guards.limits import cap_text, json_problem, loads
 from prism_review.records import Review
 from prism_review.systems.human import human_review as _build_human
 from prism_review.venues import Venue
@@ -62,3 +63,32 @@ def parse_reviews_field(raw: Any, *, path: Path | str, field: str = "reviews_jso
             path, f"expected a list of reviews, got {type(value).__name__}", field=field
         )
     return value
+
+
+def cap_review(review: Review, limit: int | None = None) -> tuple[Review, DataError | None]:
+    """``review`` with its sections cut to ``limit`` characters in all (default
+    :data:`prism_review.guards.limits.MAX_REVIEW_CHARS`; the cut recorded in ``extra["cut_chars"]``), and a
+    :class:`DataError` naming the file when it was cut."""
+    limit = limits.MAX_REVIEW_CHARS if limit is None else limit  # read at call time
+    total = sum(len(s.text) for s in review.sections)
+    if total <= limit:
+        return review, None
+    total = max(total, int(review.extra.get("source_chars") or 0))  # a loader may have pre-cut
+    left, sections = limit, []
+    for sec in review.sections:
+        if left <= 0:
+            break
+        text, _ = cap_text(sec.text, left)
+        sections.append(sec.model_copy(update={"text": text}))
+        left -= len(text)
+    extra = dict(review.extra)
+    for key in ("body", "raw_text"):
+        if isinstance(extra.get(key), str):
+            extra[key] = cap_text(extra[key], limit)[0]
+    extra["cut_chars"] = total - limit
+    note = DataError(
+        review.source_path or review.paper_id,
+        f"review {review.reviewer_id} cut to {limit:,} characters ({total - limit:,} removed)",
+        field="cut",
+    )
+    return review.model_copy(update={"sections": sections, "extra": extra}), note

@@ -28,8 +28,8 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from prism_review import progress
-from prism_review.data.errors import DataError
 from prism_review.data.skips import SkipLog
+from prism_review.guards.errors import DataError
 from prism_review.records import Decision, DecisionKind
 from prism_review.venues import get_venue
 

@@ -1,6 +1,6 @@
 """Counted skips: loaders that keep going past a bad record say what they skipped and why.
 
-A loader either raises :class:`~prism_review.data.errors.DataError` (``strict=True``) or records
+A loader either raises :class:`~prism_review.guards.errors.DataError` (``strict=True``) or records
 the problem here and moves on, so nothing is lost silently: the caller can print the log, count
 the skips per field, or fail when any were recorded.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from prism_review.data.errors import DataError
+from prism_review.guards.errors import DataError
 
 
 @dataclass(frozen=True)

@@ -13,8 +13,8 @@ from pathlib import Path
 from statistics import mean
 from typing import Any, ClassVar
 
-from prism_review.data.errors import DataError
 from prism_review.data.skips import SkipLog
+from prism_review.guards.errors import DataError
 from prism_review.records import Paper, Review
 from prism_review.venues import get_venue, leading_number
 

@@ -13,10 +13,10 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from prism_review.data.errors import DataError
 from prism_review.data.jsonl import first_object
 from prism_review.data.skips import SkipLog
 from prism_review.data.source_base import HUMAN, Source, SourceItem, _Limiter, meta_from_reviews
+from prism_review.guards.errors import DataError
 from prism_review.records import Paper, Review
 from prism_review.venues import VENUES, get_venue
 

@@ -20,10 +20,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from prism_review.data import limits
-from prism_review.data.errors import DataError
 from prism_review.data.source_base import HUMAN, Source, SourceItem, meta_from_reviews
 from prism_review.data.source_kinds import detect
+from prism_review.guards import limits
+from prism_review.guards.errors import DataError
 from prism_review.venues import get_venue
 
 __all__ = ["HUMAN", "Source", "SourceItem", "meta_from_reviews", "check_sample", "open_source", "read_sample"]

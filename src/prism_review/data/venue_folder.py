@@ -16,8 +16,6 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from prism_review.data import limits
-from prism_review.data.errors import DataError
 from prism_review.data.grobid import (
     GrobidMetadata,
     TeiDocument,
@@ -26,8 +24,10 @@ from prism_review.data.grobid import (
     parse_tei,
 )
 from prism_review.data.reviews import human_review
-from prism_review.data.safepath import inside, unsafe_member
 from prism_review.data.skips import SkipLog
+from prism_review.guards import limits
+from prism_review.guards.errors import DataError
+from prism_review.guards.safepath import inside, unsafe_member
 from prism_review.records import BibEntry, Decision, Paper, Review
 from prism_review.systems.base import parse_json
 from prism_review.venues import Venue, get_venue

@@ -19,7 +19,7 @@ results log is never recomputed), and appends the unit's rows to the results log
   a key declared in neither, or an ``ok`` row without a declared metric, fails the unit.
 * ``text_policy`` → which sections of a review the dimension reads
   (:class:`~prism_review.systems.text_policy.TextPolicy`, applied by
-  :func:`prism_review.systems.text.review_text`).
+  :func:`prism_review.dimensions.review_text.review_text`).
 * ``order`` → the dimension's place among the others (Table-1 columns, default run order).
 
 Per-paper work shared by several units (novelty's paper side and candidate pool) goes through

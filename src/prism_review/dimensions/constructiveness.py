@@ -36,6 +36,8 @@ from prism_review.dimensions.base import (
     WorkUnit,
     register,
 )
+from prism_review.dimensions.protocol import is_pooled
+from prism_review.dimensions.review_text import review_text
 from prism_review.judge.base import Usage
 from prism_review.judge.constructiveness.arc import ARCInput, ARCOutput, ARCStep, anchor_is_verbatim
 from prism_review.judge.constructiveness.arc_batch import (
@@ -46,9 +48,7 @@ from prism_review.judge.constructiveness.arc_batch import (
     reply_budget,
 )
 from prism_review.metrics.constructiveness import COUNT_KEYS, compute_review_metrics
-from prism_review.pipelines.protocol import is_pooled
 from prism_review.records import Paper, Review
-from prism_review.systems.text import review_text
 from prism_review.systems.text_policy import FIRST_FOUR, AllText, TextPolicy
 
 #: reference metric name → results-log key
@@ -215,11 +215,21 @@ class ConstructivenessDimension(Dimension):
             if res.ok and res.output is not None:
                 got = res.output.by_id()
             else:  # the reviews of the reply that pass their own check still count
-                got = BATCH_STEP.usable(inp, res.raw).by_id() if res.raw else {}
+                got = BATCH_STEP.usable(inp, _reply_object(res.raw)).by_id() if res.raw else {}
             return {"arcs": {key: [a.model_dump() for a in got[b].atomic_comments] for b, key, _ in batch if b in got},
                     "error": res.error, "usage": res.usage.model_dump(), "first": batch[0][1]}
 
         return await ctx.memo(f"constructiveness/batch/{digest}", compute)  # type: ignore[no-any-return]
+
+
+def _reply_object(raw: str) -> dict[str, Any] | None:
+    """A reply's JSON object as the LLM layer reads replies, or ``None`` when unreadable."""
+    from prism_review.llm.parse import parse_json_object
+
+    try:
+        return parse_json_object(raw)
+    except Exception:  # noqa: BLE001 - an unreadable reply leaves every review unscored
+        return None
 
 
 #: a sealed unit's ``extra`` key: its group's call content (``seal_group``)

@@ -30,6 +30,8 @@ from prism_review.dimensions.base import (
     WorkUnit,
     register,
 )
+from prism_review.dimensions.protocol import is_economical
+from prism_review.dimensions.review_text import review_text
 from prism_review.judge.base import StepResult, Usage
 from prism_review.judge.depth.analyse import ANALYSE, AnalyseInput, split_analysis
 from prism_review.judge.depth.steps import (
@@ -42,9 +44,7 @@ from prism_review.judge.depth.steps import (
     Unit,
 )
 from prism_review.metrics.depth import is_premise, review_metrics
-from prism_review.pipelines.protocol import is_economical
 from prism_review.records import Paper, Review
-from prism_review.systems.text import review_text
 from prism_review.systems.text_policy import AllText, Sections, TextPolicy
 
 METRIC_KEYS = ("doa", "r_premise", "s_depth", "doa_product", "n_units", "n_premises", "n_claims")

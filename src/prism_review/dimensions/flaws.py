@@ -1,7 +1,7 @@
 """The Flaw Identification & Prioritization dimension (spec §6): ``prism evaluate -d flaws``.
 
 Work units, one pipeline for every venue (risk F6: venues differ only in the human formatters
-of :func:`prism_review.systems.text.review_text`):
+of :func:`prism_review.dimensions.review_text.review_text`):
 
 * one unit per (paper, LLM system) pairing: the paper's human reviews (``Human_<k>``) pooled
   with that system's review (``LLM_Reviewer``);
@@ -54,11 +54,11 @@ from prism_review.dimensions.flaws_panel import (
     unit_reference,
 )
 from prism_review.dimensions.flaws_pieces import paper_evidence
+from prism_review.dimensions.protocol import is_economical, is_pooled
 from prism_review.dimensions.settings import SettingSpec
 from prism_review.judge.flaws.models import DEFAULT_PAPER_CHARS
 from prism_review.metrics.cfi import LLM_ID, cfi_report, detected_flaws
 from prism_review.metrics.cps import add_cps_norm, score_review
-from prism_review.pipelines.protocol import is_economical, is_pooled
 from prism_review.records import Paper, Review
 from prism_review.systems.text_policy import AllText, Sections, TextPolicy
 

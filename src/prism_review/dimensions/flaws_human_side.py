@@ -44,12 +44,12 @@ from prism_review.dimensions.base import RunContext, WorkUnit
 from prism_review.dimensions.flaws_pairing import FlawEvidence, known_keys, map_input, paper_chars
 from prism_review.dimensions.flaws_panel import Member
 from prism_review.dimensions.flaws_pieces import batch_input, mapping, single_mapping
+from prism_review.dimensions.memo import input_digest as _digest
 from prism_review.judge.flaws.extend import ExtendInput, ExtendStep, RaisedFlaw, pairing_flaws
 from prism_review.judge.flaws.models import ConsolidateInput, MicroFlaw, ReviewerText, ValidateInput
 from prism_review.judge.flaws.steps import ConsolidateStep, ValidateStep
 from prism_review.metrics.cfi import LLM_ID
 from prism_review.metrics.cps import build_issue_bank
-from prism_review.pipelines.memo import input_digest as _digest
 
 #: memo key prefix of the economical pieces (the pooled protocol's are ``flaws/<step>/...``)
 PREFIX = "flaws/human-side"

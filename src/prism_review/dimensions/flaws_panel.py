@@ -16,9 +16,9 @@ from collections.abc import Iterable
 from typing import Any
 
 from prism_review.dimensions.base import RunContext, WorkUnit
+from prism_review.dimensions.review_text import review_text as text_policy
 from prism_review.metrics.cfi import LLM_ID, human_id, panel_id
 from prism_review.records import Paper, Review
-from prism_review.systems.text import review_text as text_policy
 
 HUMAN = "human"
 #: ``flaws.reference`` values: PRISM's human reference only, or the other systems as a fallback
@@ -44,7 +44,7 @@ def reference_setting(ctx: RunContext) -> str:
 
 
 def review_text(review: Review, compat: bool) -> str:
-    """The flaw-dimension text of a review (the per-dimension policy of :mod:`prism_review.systems.text`)."""
+    """The flaw-dimension text of a review (the per-dimension policy of :mod:`prism_review.dimensions.review_text`)."""
     return text_policy(review, "flaws", compat=compat)
 
 

@@ -46,6 +46,7 @@ from prism_review.dimensions.flaws_pairing import (
     paper_chars,
 )
 from prism_review.dimensions.flaws_panel import HUMAN, Member, review_text
+from prism_review.dimensions.memo import input_digest as _digest
 from prism_review.judge.flaws.models import (
     ConsolidateInput,
     MapBatchInput,
@@ -57,7 +58,6 @@ from prism_review.judge.flaws.models import (
 from prism_review.judge.flaws.steps import ConsolidateStep, MapBatchStep, MapStep, ValidateStep
 from prism_review.metrics.cfi import human_id
 from prism_review.metrics.cps import build_issue_bank
-from prism_review.pipelines.memo import input_digest as _digest
 from prism_review.records import Review
 
 #: paper-level id of the k-th system's review (not an LLM alias: normalize_reviewer_key keeps it)

@@ -47,6 +47,8 @@ from prism_review.dimensions.novelty_paper import (
     review_claims,
     review_verdicts,
 )
+from prism_review.dimensions.protocol import is_economical, is_pooled, protocol_of
+from prism_review.dimensions.review_text import review_text
 from prism_review.dimensions.settings import SettingSpec
 from prism_review.judge.base import Usage
 from prism_review.judge.novelty.normalise import normalize_verdict
@@ -65,7 +67,6 @@ from prism_review.judge.novelty.verdict import (
 )
 from prism_review.judge.novelty.verify import PairError, assemble, related_works
 from prism_review.metrics.novelty import POLICIES, STANCES, review_metrics
-from prism_review.pipelines.protocol import is_economical, is_pooled, protocol_of
 from prism_review.records import Paper, Review
 from prism_review.retrieval.factory import (
     RETRIEVAL_MODES,
@@ -74,7 +75,6 @@ from prism_review.retrieval.factory import (
     retrieval_mode,
 )
 from prism_review.retrieval.pool import build_pool
-from prism_review.systems.text import review_text
 from prism_review.systems.text_compat import load_review_text
 from prism_review.systems.text_policy import AllText, TextPolicy
 from prism_review.venues import get_venue

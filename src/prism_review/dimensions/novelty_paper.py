@@ -36,6 +36,7 @@ from collections.abc import Awaitable
 from typing import Any
 
 from prism_review.dimensions.base import RunContext, WorkUnit
+from prism_review.dimensions.memo import input_digest
 from prism_review.judge.base import Usage
 from prism_review.judge.novelty.claims import ClaimsInput, ClaimsStep
 from prism_review.judge.novelty.textprep import CLAIM_MAX_CHARS, review_for_extraction
@@ -48,7 +49,6 @@ from prism_review.judge.novelty.verdict_review import (
     paper_chunks,
 )
 from prism_review.judge.novelty.verify import PairError
-from prism_review.pipelines.memo import input_digest
 
 #: (system, reviewer id, text): one review text of the paper the dimension judges
 Text = tuple[str, str, str]

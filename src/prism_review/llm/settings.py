@@ -61,8 +61,8 @@ from typing import Any
 
 import yaml
 
-from prism_review.data.errors import DataError
-from prism_review.data.limits import check_file_size, loads
+from prism_review.guards.errors import DataError
+from prism_review.guards.limits import check_file_size, loads
 from prism_review.llm.errors import ConfigError
 
 DEFAULTS: dict[str, Any] = {

@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from prism_review.atomic import write_text
-from prism_review.data.errors import DataError
 from prism_review.data.jsonl import iter_lines
+from prism_review.guards.errors import DataError
 
 #: ``kind`` of an errors.jsonl row for an input problem / a counted skip
 PROBLEM, SKIP = "input", "skip"

@@ -14,9 +14,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from prism_review import __version__
+from prism_review.dimensions.protocol import PROTOCOL_VERSIONS, SELECTION_DEPENDENT
 from prism_review.judge.base import Judge
 from prism_review.llm.credentials import mask_urls
-from prism_review.pipelines.protocol import PROTOCOL_VERSIONS, SELECTION_DEPENDENT
 
 __all__ = [
     "EvalOptions",
@@ -47,7 +47,7 @@ class EvalOptions(BaseModel):
     sample: Path | None = None  # a `prism data sample` manifest restricting the papers
     compat: bool = False
     #: the judge's call pattern: ``economical`` (default, selection-invariant), ``pooled`` or
-    #: ``reference`` (pipelines/protocol.py, docs/fidelity.md)
+    #: ``reference`` (dimensions/protocol.py, docs/fidelity.md)
     protocol: Literal["economical", "pooled", "reference"] = "economical"
     by_venue: bool = False
     concurrency: int = 8  # units in flight

@@ -45,13 +45,13 @@ from prism_review.dimensions.base import (
     all_setting_specs,
     get_dimension,
 )
+from prism_review.dimensions.memo import MemoStore
 from prism_review.dimensions.settings import SettingsError, check_settings
 from prism_review.judge.base import Judge
 from prism_review.llm.batch import Deferred
 from prism_review.pipelines.engines import Engine, LocalEngine
 from prism_review.pipelines.grouping import grouped
 from prism_review.pipelines.inputs import PROBLEM, issue, record_input_issues
-from prism_review.pipelines.memo import MemoStore
 from prism_review.pipelines.outcomes import FailureLog, is_fatal, stamp
 from prism_review.pipelines.results import ResultsLog
 from prism_review.pipelines.run_config import (

@@ -22,7 +22,7 @@ class UnitWorker:
 
     def __init__(self, opts_json: str, limiter_factory: Any = None,
                  plugins: list[tuple[str, str, bytes]] | None = None) -> None:
-        from prism_review.pipelines.memo import MemoStore
+        from prism_review.dimensions.memo import MemoStore
         from prism_review.pipelines.plugins import install_plugins
         from prism_review.pipelines.run_config import EvalOptions, run_settings
         from prism_review.pipelines.runner import build_judge

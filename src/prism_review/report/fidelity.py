@@ -195,7 +195,7 @@ POOLED_NOTE = (
 def invariance_note(manifest: dict[str, Any], dims: list[Any]) -> list[str]:
     """The lines saying which Table-1 figures depend on what else is in the run: every score
     under a selection-dependent protocol with an LLM judge (pooled), and the flaws human row."""
-    from prism_review.pipelines.protocol import SELECTION_DEPENDENT
+    from prism_review.dimensions.protocol import SELECTION_DEPENDENT
 
     lines = []
     if (manifest.get("protocol") in SELECTION_DEPENDENT and not is_offline(manifest)

@@ -46,7 +46,7 @@ def _year(value: Any) -> int | None:
 def docs_from_jsonl(path: str | Path, skips: SkipLog | None = None) -> Iterator[dict[str, Any]]:
     """Rows ``{id, title, abstract, year, venue}``, streamed; blank lines are skipped and a line
     that is not a JSON object is recorded in ``skips`` (without it: raises
-    :class:`~prism_review.data.errors.DataError` naming it)."""
+    :class:`~prism_review.guards.errors.DataError` naming it)."""
     for _, row in iter_jsonl(path, skips if skips is not None else SkipLog(strict=True)):
         yield {
             "id": row.get("id") or row.get("paper_id") or row.get("paperId"),
@@ -62,8 +62,8 @@ def docs_from_layout(root: str | Path, skips: SkipLog | None = None) -> Iterator
     """Papers of an evaluation layout and the titles in their reference lists. A paper that
     cannot be read (not UTF-8, empty, outside the root) is left out and recorded in ``skips``;
     the other papers are still indexed."""
-    from prism_review.data.errors import DataError
     from prism_review.data.layout import EvalLayout
+    from prism_review.guards.errors import DataError
 
     log = skips if skips is not None else SkipLog()
     layout = EvalLayout(root)
@@ -133,8 +133,8 @@ def docs_from_venue_dir(
     GROBID bibliography, else the titles parsed from the paper text's reference list.
 
     Papers or texts that cannot be read are recorded in ``skips`` (when given)."""
-    from prism_review.data.errors import DataError
     from prism_review.data.venue_folder import VenueFolder
+    from prism_review.guards.errors import DataError
 
     with VenueFolder(path, venue=venue) as vf:
         year = vf.venue.year if vf.venue else None
@@ -166,8 +166,8 @@ def bundled_literature() -> Path | None:
 
 def docs_from_demo(skips: SkipLog | None = None) -> Iterator[dict[str, Any]]:
     """The bundled demo layout's papers and reference lists, plus the bundled literature."""
-    from prism_review.data.errors import DataError
     from prism_review.data.layout import demo_root
+    from prism_review.guards.errors import DataError
 
     try:
         root = demo_root()

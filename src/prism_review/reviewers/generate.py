@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from prism_review.data.errors import DataError
+from prism_review.guards.errors import DataError
 from prism_review.judge.base import Judge, StepResult, Usage
 from prism_review.llm.errors import FatalProviderError, ProviderError
 from prism_review.names import reserved_name_problem

@@ -14,8 +14,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from prism_review.data.errors import DataError
-from prism_review.data.limits import check_file_size, json_problem, loads
+from prism_review.guards.errors import DataError
+from prism_review.guards.limits import check_file_size, json_problem, loads
 from prism_review.records import Review, Section
 from prism_review.systems.parsing import read_section_scores, split_think
 

@@ -23,10 +23,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from prism_review.data import limits
-from prism_review.data.errors import DataError
-from prism_review.data.limits import json_problem, loads
-from prism_review.data.safepath import inside, is_inside
+from prism_review.guards import limits
+from prism_review.guards.errors import DataError
+from prism_review.guards.limits import json_problem, loads
+from prism_review.guards.safepath import inside, is_inside
 from prism_review.records import Review, Section
 from prism_review.systems.base import LLM_REVIEWER_ID, without_think
 from prism_review.systems.parsing import family, split_hash_sections

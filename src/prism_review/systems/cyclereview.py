@@ -16,7 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from prism_review.data.errors import DataError
+from prism_review.guards.errors import DataError
 from prism_review.records import Review, Section
 from prism_review.systems.base import llm_review, parse_json, read_text, without_think
 from prism_review.systems.human import field_text

@@ -18,7 +18,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from prism_review.data.errors import DataError
+from prism_review.guards.errors import DataError
 from prism_review.records import Review, Section, human_reviewer_id
 from prism_review.systems.base import parse_json, read_text
 from prism_review.systems.parsing import SKIP_VALUES, family

@@ -29,7 +29,7 @@ class Loaded(NamedTuple):
 
 
 #: ``load(path, paper_id, venue)``: the reviews of one paper's file (a list, or :class:`Loaded`
-#: when entries can be skipped); malformed files raise :class:`~prism_review.data.errors.DataError`
+#: when entries can be skipped); malformed files raise :class:`~prism_review.guards.errors.DataError`
 Loader = Callable[[Path, str, str], "list[Review] | Loaded"]
 
 

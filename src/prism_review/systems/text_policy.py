@@ -1,7 +1,7 @@
 """A dimension's text policy: which sections of a review it feeds the judge, as data.
 
 Each dimension declares one :class:`TextPolicy` in its own module (``Dimension.text_policy``);
-:func:`prism_review.systems.text.review_text` applies it. A policy says what to take from an LLM
+:func:`prism_review.dimensions.review_text.review_text` applies it. A policy says what to take from an LLM
 or bring-your-own review (``llm``), from a human review (``human``), and, per venue, where a
 venue's human review form needs its own reading (``human_venues``, keyed by venue id). Sections
 are matched by *family* (:func:`prism_review.systems.parsing.family`), so ``Summary Of The

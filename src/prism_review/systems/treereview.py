@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from prism_review.data.errors import DataError
+from prism_review.guards.errors import DataError
 from prism_review.records import Review
 from prism_review.systems.base import parse_json, read_text, require_str, single_llm_review
 from prism_review.systems.parsing import split_bold_sections

@@ -39,9 +39,9 @@ from typing import Any, ClassVar, Literal
 from pydantic import BaseModel, Field
 
 from prism_review import progress
-from prism_review.data.errors import DataError
 from prism_review.data.jsonl import iter_jsonl
 from prism_review.data.skips import SkipLog
+from prism_review.guards.errors import DataError
 from prism_review.judge.base import ChatMessage, Judge
 from prism_review.judge.fence import fence, with_data_rule
 from prism_review.metrics.perturbation import (

@@ -68,8 +68,8 @@ def from_layout(
     A paper whose text or human-review file cannot be read is left out; the reason is appended
     to ``problems`` (raised as :class:`DataError` when ``problems`` is None).
     """
-    from prism_review.data.errors import DataError
     from prism_review.data.layout import EvalLayout, find_data_root
+    from prism_review.guards.errors import DataError
 
     layout = EvalLayout(find_data_root(Path(data_root)))
     wanted = {get_venue(v).id for v in venues} if venues else None

@@ -1,6 +1,6 @@
 """``constructiveness.arc_batch``: the ARC step for several reviews of one paper in one call.
 
-The economical protocol's constructiveness step (``pipelines/protocol.py``). The rubric (the ARC
+The economical protocol's constructiveness step (``dimensions/protocol.py``). The rubric (the ARC
 step's system message, unchanged) is sent once for all the reviews of a paper instead of once
 per review; each review is fenced on its own with its id, decomposed and scored on its own, and
 the reply is split back per review into exactly what ``constructiveness.arc`` returns for it
@@ -137,13 +137,12 @@ class ARCBatchStep(JudgeStep[ARCBatchInput, ARCBatchOutput]):
                 problems.append(f"review {r.review_id}: {why}")
         return "; ".join(problems[:10]) if problems else None
 
-    def usable(self, inp: ARCBatchInput, raw: str | None) -> ARCBatchOutput:
-        """From a reply whose check still failed after the re-ask: the reviews that pass their
-        own check, finalised (each review stands alone, as with one call per review)."""
-        from prism_review.llm.parse import parse_json_object
-
+    def usable(self, inp: ARCBatchInput, reply: dict[str, Any] | None) -> ARCBatchOutput:
+        """From a reply whose check still failed after the re-ask (its JSON object, as the LLM
+        layer parsed it; ``None`` when it was unreadable): the reviews that pass their own
+        check, finalised (each review stands alone, as with one call per review)."""
         try:
-            out = ARCBatchOutput.model_validate(parse_json_object(raw))
+            out = ARCBatchOutput.model_validate(reply)
         except Exception:  # noqa: BLE001 - an unreadable reply leaves every review unscored
             return ARCBatchOutput()
         got = out.by_id()

@@ -1,6 +1,6 @@
 """``depth.analyse``: segmentation, roles, aspects and grounding of one review in one call.
 
-The economical protocol's DoA step (``pipelines/protocol.py``). It asks for the decisions of the
+The economical protocol's DoA step (``dimensions/protocol.py``). It asks for the decisions of the
 three reference steps (``depth.segment`` → ``depth.classify`` → ``depth.ground``) at once, with
 their definitions, and :func:`split_analysis` converts the answer into outputs of the same shape
 as those steps produce after their own ``finalize`` (units indexed in order, roles and aspects

@@ -1,6 +1,6 @@
 """``novelty.verdict_review``: all of a review's claims against the paper's candidates, one call.
 
-The economical protocol's verdict step (``pipelines/protocol.py``). It asks for exactly the
+The economical protocol's verdict step (``dimensions/protocol.py``). It asks for exactly the
 per-pair verdicts of ``novelty.verdict`` (same rules, labels and axes, each pair judged on its
 own) for every (claim, candidate) pair of one review, and splits the reply back into per-pair
 records normalised the same way (N5), so metrics see the records of the single-pair step. A

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
-from prism_review.data.errors import DataError
+from prism_review.guards.errors import DataError
 
 
 class UnsafePathError(DataError):

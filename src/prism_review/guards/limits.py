@@ -14,12 +14,9 @@ import math
 import os
 import stat
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from prism_review.data.errors import DataError
-
-if TYPE_CHECKING:
-    from prism_review.records import Review
+from prism_review.guards.errors import DataError
 
 #: deepest JSON nesting accepted (real review files nest 4 levels at most)
 MAX_JSON_DEPTH = 64
@@ -149,35 +146,6 @@ def cap_text(text: str, limit: int) -> tuple[str, int]:
     if len(text) <= limit:
         return text, 0
     return text[:limit], len(text) - limit
-
-
-def cap_review(review: Review, limit: int | None = None) -> tuple[Review, DataError | None]:
-    """``review`` with its sections cut to ``limit`` characters in all (default
-    :data:`MAX_REVIEW_CHARS`; the cut recorded in ``extra["cut_chars"]``), and a
-    :class:`DataError` naming the file when it was cut."""
-    limit = MAX_REVIEW_CHARS if limit is None else limit
-    total = sum(len(s.text) for s in review.sections)
-    if total <= limit:
-        return review, None
-    total = max(total, int(review.extra.get("source_chars") or 0))  # a loader may have pre-cut
-    left, sections = limit, []
-    for sec in review.sections:
-        if left <= 0:
-            break
-        text, _ = cap_text(sec.text, left)
-        sections.append(sec.model_copy(update={"text": text}))
-        left -= len(text)
-    extra = dict(review.extra)
-    for key in ("body", "raw_text"):
-        if isinstance(extra.get(key), str):
-            extra[key] = cap_text(extra[key], limit)[0]
-    extra["cut_chars"] = total - limit
-    note = DataError(
-        review.source_path or review.paper_id,
-        f"review {review.reviewer_id} cut to {limit:,} characters ({total - limit:,} removed)",
-        field="cut",
-    )
-    return review.model_copy(update={"sections": sections, "extra": extra}), note
 
 
 def read_capped(fh: Any, where: str, *, declared: int = 0, limit: int | None = None) -> bytes:
