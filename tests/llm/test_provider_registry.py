@@ -239,3 +239,14 @@ async def test_a_step_model_named_like_an_alias_is_a_model_id(llm_server, loopba
     judge = loopback_judge(steps={"test": {"model": "google/gemma-2-9b-it"}})
     assert (await judge.run(LabelStep(), LabelIn(text="x"))).ok
     assert llm_server.requests[0].body["model"] == "google/gemma-2-9b-it"
+
+
+def test_builtin_providers_are_known_whichever_module_was_imported_first() -> None:
+    # importing a unit module registers it before the registry's own look-up: still built-in
+    # (before, builtin() listed only the units the look-up itself imported: ['gemini'] in a suite)
+    proc = _python("""
+        import prism_review.llm.providers.openai, prism_review.llm.providers.gemini
+        from prism_review.llm.provider import builtin
+        print([u.name for u in builtin()])
+    """)
+    assert proc.stdout.strip() == "['openai', 'gemini', 'openai-compatible']", proc.stderr

@@ -199,9 +199,14 @@ _BUILTIN: set[str] = set()
 
 def modelapi(name: str, **declared: Any) -> Callable[[APIFactory], APIFactory]:
     """Register the decorated factory as provider ``name`` (fields of :class:`Provider`)."""
+    import sys
+
+    caller = sys._getframe(1).f_globals.get("__name__", "")  # the module declaring the unit
 
     def wrap(factory: APIFactory) -> APIFactory:
         register(Provider(name=name, factory=factory, **declared))
+        if caller.startswith(BUILTIN_PACKAGE + "."):  # one of this package's own modules
+            _BUILTIN.add(name)
         return factory
 
     return wrap
@@ -239,7 +244,6 @@ def _load() -> None:
         package = importlib.import_module(BUILTIN_PACKAGE)
         for mod in pkgutil.iter_modules(package.__path__):  # each module registers its unit
             importlib.import_module(f"{BUILTIN_PACKAGE}.{mod.name}")
-        _BUILTIN.update(set(_REGISTRY) - before)
         for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
             try:
                 ep.load()
