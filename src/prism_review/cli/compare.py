@@ -27,23 +27,9 @@ if TYPE_CHECKING:  # the CLI imports every command module at start-up: numpy loa
 
 
 def _metric_keys(dimension: str, rows: list[ResultRow], wanted: list[str] | None) -> list[str]:
-    present: list[str] = []
-    for r in rows:
-        for k, v in r.metrics.items():
-            if isinstance(v, int | float) and not isinstance(v, bool) and k not in present:
-                present.append(k)
-    if wanted:
-        return [k for k in wanted if k in present]
-    try:
-        from prism_review.dimensions.base import get_dimension
+    from prism_review.pipelines.family import family_metrics
 
-        dim = get_dimension(dimension)
-        # a dimension may name the metrics its comparison tests (one Holm family)
-        spec = list(getattr(dim, "compare_metrics", None) or [m.key for m in dim.metrics])
-    except KeyError:
-        spec = []
-    ordered = [k for k in spec if k in present]
-    return ordered or present
+    return family_metrics(_dimension(dimension), rows, wanted)
 
 
 def _check_metrics(rows: list[ResultRow], wanted: list[str] | None) -> None:
@@ -82,8 +68,7 @@ def compare_rows(
     ``a`` and ``b`` are Table-1 names (case-insensitive); an unknown one raises
     :class:`~prism_review.pipelines.pairing.UnknownGroup`.
     """
-    from prism_review.metrics import stats
-    from prism_review.pipelines import pairing
+    from prism_review.pipelines import family, pairing
 
     by_dim: dict[str, list[ResultRow]] = defaultdict(list)
     for r in rows:
@@ -97,14 +82,8 @@ def compare_rows(
         "dimensions": {},
     }
     for dim, drows in sorted(by_dim.items()):
-        keys = _metric_keys(dim, [r for r in drows if r.status == "ok"], metrics)
-        papers = pairing.paired_papers(drows, dims[dim], keys, ga, gb)
-        spec = dims[dim]
-        lower = {m.key for m in spec.metrics if not m.higher_is_better} if spec else set()
-        res = stats.full_analysis(papers, keys, n_bootstrap=n_bootstrap, lower_is_better=lower)
-        res["subgroups"] = stats.subgroup_analysis(papers, keys, compat=compat)
-        res["metrics"] = keys
-        out["dimensions"][dim] = res
+        out["dimensions"][dim] = family.compare_pair(drows, dims[dim], ga, gb, metrics=metrics, compat=compat,
+                                                     n_bootstrap=n_bootstrap)
     return out
 
 
@@ -129,6 +108,10 @@ def render(result: dict[str, Any], by: str | None) -> str:
     ]
     for dim, res in result["dimensions"].items():
         lines.append(f"== {dim}: {a} vs {b} ({res['n_papers']} paired papers)")
+        fam = res.get("family") or {}
+        lines.append(f"Holm family: {a} vs {b} × {dim}'s {len(res['metrics'])} metric(s)"
+                     + (" (narrowed by --metric: p differs from the report's)" if fam.get("narrowed") else
+                        " (as in the report; docs/results.md)"))
         body = []
         for m in res["metrics"]:
             r = res["per_metric"][m]

@@ -13,10 +13,11 @@ from markupsafe import Markup
 
 from prism_review.atomic import write_text
 from prism_review.dimensions.base import Dimension, ResultRow
-from prism_review.pipelines.pairing import group_names, pair
+from prism_review.pipelines.pairing import group_names
 from prism_review.pipelines.summary import (
     SummaryRow,
     headline_specs,
+    system_label,
     system_order,
     table,
 )
@@ -57,46 +58,48 @@ def _fmt(v: Any) -> str:
     return str(v)
 
 
-def comparisons(rows: list[ResultRow], dims: list[Dimension]) -> Markup | None:
-    """Each system vs Human on the Table-1 metrics, paired by paper (Holm within a system)."""
-    from prism_review.metrics.stats import paired_analysis
+def comparisons(rows: list[ResultRow], dims: list[Dimension],
+                classes: dict[str, dict[str, str]] | None = None) -> Markup | None:
+    """Each system vs Human, paired by paper, one Holm family per system and dimension
+    (:mod:`prism_review.pipelines.family`, the same families and p-values as ``prism compare``)."""
+    from prism_review.pipelines.family import compare_pair
 
-    header = ["System", "Metric", "n pairs", "Human", "System", "Diff", "95% CI", "p (Holm)", "Cliff's δ"]
+    header = ["System", "Dimension", "Metric", "n pairs", "Human", "System", "Diff", "95% CI", "p (Holm)",
+              "Cliff's δ"]
     body: list[list[str]] = []
-    per_system: dict[str, dict[str, list[tuple[float, float]]]] = defaultdict(dict)
-    labels: dict[str, str] = {}
-    for d in dims:
-        drows = [r for r in rows if r.dimension == d.name]
-        systems = group_names(drows, {d.name: d}).values()
-        for spec in headline_specs(d):
-            key = f"{d.name}.{spec.key}"
-            labels[key] = spec.label
-            for system in systems:
-                if system == HUMAN:
-                    continue
-                pairs = pair(drows, d, spec.key, system, HUMAN)
-                if pairs:
-                    per_system[system][key] = [(va, vb) for _, va, vb in pairs]
-    for system in system_order(per_system):
-        res = paired_analysis(per_system[system])["per_metric"]
-        for key, r in res.items():
-            if r.get("skipped"):
-                body.append([system, labels[key], str(r["n_valid_pairs"]), "", "", "", "", "not tested (< 10 pairs)", ""])
+    by_dim = {d.name: [r for r in rows if r.dimension == d.name] for d in dims}
+    names = {d.name: group_names(by_dim[d.name], {d.name: d}) for d in dims}
+    systems = system_order({g for n in names.values() for g in n.values()})
+    for system in systems:
+        if system == HUMAN:
+            continue
+        for d in dims:
+            if system not in names[d.name].values() or HUMAN not in names[d.name].values():
                 continue
-            ci = r["bootstrap_95ci"]
-            body.append(
-                [
-                    system,
-                    labels[key],
-                    str(r["n_valid_pairs"]),
-                    _fmt(r["mean_b"]),
-                    _fmt(r["mean_a"]),
-                    _fmt(r["mean_diff"]),
-                    f"[{_fmt(ci['ci_lower'])}, {_fmt(ci['ci_upper'])}]",
-                    _fmt(r["adjusted_p"]) + (" *" if r["significant_after_correction"] else ""),
-                    f"{_fmt(r['cliffs_delta'])} ({r['cliffs_delta_magnitude']})",
-                ]
-            )
+            res = compare_pair(by_dim[d.name], d, system, HUMAN, classes=(classes or {}).get(d.name))
+            labels = {s.key: s.label for s in d.metrics}
+            for key in res["metrics"]:
+                r = res["per_metric"][key]
+                label = labels.get(key, key)
+                if r.get("skipped"):
+                    body.append([system_label(system), d.name, label, str(r["n_valid_pairs"]), "", "", "", "",
+                                 "not tested (< 10 pairs)", ""])
+                    continue
+                ci = r["bootstrap_95ci"]
+                body.append(
+                    [
+                        system_label(system),
+                        d.name,
+                        label,
+                        str(r["n_valid_pairs"]),
+                        _fmt(r["mean_b"]),
+                        _fmt(r["mean_a"]),
+                        _fmt(r["mean_diff"]),
+                        f"[{_fmt(ci['ci_lower'])}, {_fmt(ci['ci_upper'])}]",
+                        _fmt(r["adjusted_p"]) + (" *" if r["significant_after_correction"] else ""),
+                        f"{_fmt(r['cliffs_delta'])} ({r['cliffs_delta_magnitude']})",
+                    ]
+                )
     return html_table(header, body) if body else None
 
 
