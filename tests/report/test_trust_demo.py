@@ -49,3 +49,51 @@ def test_metric_narrows_the_family_and_says_so(run: Path) -> None:
     fam = one["dimensions"]["constructiveness"]["family"]
     assert fam["narrowed"] and fam["metrics"] == ["mcs"]
     assert not full["dimensions"]["constructiveness"]["family"]["narrowed"]
+
+
+def test_compare_makes_no_finding_on_columns_the_card_calls_not_informative(run: Path) -> None:
+    result = compare_json(run, "gpt4", "human")
+    assert result["judge"] == "offline" and result["judge_card"]
+    flaws = result["dimensions"]["flaws"]
+    # the issue: "human better: critical_recall, minor_recall, hallucination_rate" with Holm stars
+    for m in ("critical_recall", "minor_recall", "hallucination_rate", "ncps"):
+        r = flaws["per_metric"][m]
+        assert r["card_class"] == "not_informative"
+        assert r["significant_after_correction"] is False
+        assert "bootstrap_95ci" in r and r["mean_diff"] is not None  # the difference and CI stay
+        assert m in flaws["summary"]["no_finding"]
+    assert flaws["per_metric"]["critical_recall"]["significant_raw"] is True  # it would have been a star
+    better = set(flaws["summary"]["a_better"]) | set(flaws["summary"]["b_better"])
+    assert not better & set(flaws["summary"]["no_finding"])
+    # every metric names its class; a column the card does not list is "unmeasured"
+    for res in result["dimensions"].values():
+        assert all("card_class" in r for r in res["per_metric"].values())
+    assert result["dimensions"]["depth"]["per_metric"]["n_units"]["card_class"] == "unmeasured"
+
+
+def test_compare_text_names_the_judge_and_each_columns_class(run: Path) -> None:
+    from typer.testing import CliRunner
+
+    from prism_review.cli import app
+
+    res = CliRunner().invoke(app, ["compare", "--run", str(run), "--a", "gpt4", "--b", "human",
+                                   "--dimension", "flaws", "--n-bootstrap", "200"])
+    assert res.exit_code == 0, res.output
+    assert res.output.startswith("judge offline")
+    line = next(ln for ln in res.output.splitlines() if ln.startswith("critical_recall "))
+    assert "*" not in line and line.rstrip().endswith("not informative")
+    assert "no finding on critical_recall, minor_recall, ncps, hallucination_rate" in res.output
+    better = next(ln for ln in res.output.splitlines() if " better: " in ln)
+    assert "critical_recall" not in better and "hallucination_rate" not in better
+
+
+def test_report_comparisons_carry_the_card_class_and_no_star_on_not_informative(run: Path) -> None:
+    page = (run / "report.html").read_text(encoding="utf-8")
+    tables = [(h, b) for h, b in html_tables(page) if "Dimension" in h and "Card" in h]
+    assert tables, "no comparison table with a Card column"
+    head, body = tables[0]
+    p, card = head.index("p (Holm)"), head.index("Card")
+    flagged = [r for r in body if r[card] == "not informative"]
+    assert flagged and all("*" not in r[p] for r in flagged)
+    assert any("*" in r[p] for r in body if r[card] != "not informative")
+    assert "no finding on" in page and "card calls them not informative" in page

@@ -62,13 +62,18 @@ def compare_rows(
     metrics: list[str] | None = None,
     compat: bool = False,
     n_bootstrap: int = 10_000,
+    manifest: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The full comparison per dimension (what ``--json`` prints).
+
+    ``manifest`` (the run's) names the judge whose card classes each metric
+    (:mod:`prism_review.report.judge_card`); no finding on a not-informative one.
 
     ``a`` and ``b`` are Table-1 names (case-insensitive); an unknown one raises
     :class:`~prism_review.pipelines.pairing.UnknownGroup`.
     """
     from prism_review.pipelines import family, pairing
+    from prism_review.report import judge_card
 
     by_dim: dict[str, list[ResultRow]] = defaultdict(list)
     for r in rows:
@@ -76,14 +81,19 @@ def compare_rows(
     dims = {d: _dimension(d) for d in by_dim}
     names = pairing.group_names(rows, dims)
     ga, gb = pairing.resolve(a, names), pairing.resolve(b, names)
+    judge = judge_card.judge_of(manifest) if manifest else "unknown (no manifest.json)"
+    card = judge_card.run_card(manifest) if manifest else None
+    classes = judge_card.column_classes(card, list(by_dim))
     out: dict[str, Any] = {
         "a": pairing.group_name(ga),
         "b": pairing.group_name(gb),
+        "judge": judge,
+        "judge_card": card is not None,
         "dimensions": {},
     }
     for dim, drows in sorted(by_dim.items()):
         out["dimensions"][dim] = family.compare_pair(drows, dims[dim], ga, gb, metrics=metrics, compat=compat,
-                                                     n_bootstrap=n_bootstrap)
+                                                     n_bootstrap=n_bootstrap, classes=classes[dim])
     return out
 
 
@@ -93,8 +103,12 @@ def _f(v: Any, nd: int = 4) -> str:
 
 def render(result: dict[str, Any], by: str | None) -> str:
     """Plain-text tables of :func:`compare_rows`' result."""
+    from prism_review.report.judge_card import SHORT, no_finding_line
+
     a, b = result["a"], result["b"]
-    lines: list[str] = []
+    judge = result.get("judge", "?")
+    lines: list[str] = [f"judge {judge} · card: " + ("classes per metric in the `card` column" if result.get(
+        "judge_card") else f"none (unmeasured; measure it with `prism agreement --judge {judge} ...`)"), ""]
     head = [
         "metric",
         "n",
@@ -105,6 +119,7 @@ def render(result: dict[str, Any], by: str | None) -> str:
         "p (Holm)",
         "delta",
         "magnitude",
+        "card",
     ]
     for dim, res in result["dimensions"].items():
         lines.append(f"== {dim}: {a} vs {b} ({res['n_papers']} paired papers)")
@@ -127,6 +142,7 @@ def render(result: dict[str, Any], by: str | None) -> str:
                         "-",
                         "-",
                         "skipped (< 10 pairs)",
+                        SHORT.get(r.get("card_class", ""), "unmeasured"),
                     ]
                 )
                 continue
@@ -143,6 +159,7 @@ def render(result: dict[str, Any], by: str | None) -> str:
                     f"{r['adjusted_p']:.4g}{sig}",
                     f"{r['cliffs_delta']:+.3f}",
                     r["cliffs_delta_magnitude"],
+                    SHORT.get(r.get("card_class", ""), "unmeasured"),
                 ]
             )
         lines.extend(_table(head, body))
@@ -151,6 +168,8 @@ def render(result: dict[str, Any], by: str | None) -> str:
             f"{a} better: {', '.join(s['a_better']) or '-'}; "
             f"{b} better: {', '.join(s['b_better']) or '-'}  (* = Holm-adjusted p < 0.05)"
         )
+        if s.get("no_finding"):
+            lines.append(no_finding_line(judge, s["no_finding"]))
         key = {"decision": "by_decision", "tier": "by_quality_tier"}.get(by or "")
         if key:
             groups = res["subgroups"].get(key)
@@ -247,8 +266,11 @@ def compare(
     from prism_review.pipelines.pairing import UnknownGroup
 
     try:
+        from prism_review.report.judge_card import run_manifest
+
         result = compare_rows(
-            rows, a, b, metrics=metric or None, compat=compat, n_bootstrap=n_bootstrap
+            rows, a, b, metrics=metric or None, compat=compat, n_bootstrap=n_bootstrap,
+            manifest=run_manifest(run),
         )
     except UnknownGroup as exc:
         typer.echo(f"error: {exc}", err=True)

@@ -23,6 +23,7 @@ from prism_review.pipelines.summary import (
 )
 from prism_review.report.fidelity import run_note
 from prism_review.report.figures import distributions, headline_bars
+from prism_review.report.judge_card import column_classes, judge_of, run_card
 from prism_review.systems.registry import HUMAN
 
 MAX_BROWSE_PAPERS = 200
@@ -59,14 +60,16 @@ def _fmt(v: Any) -> str:
 
 
 def comparisons(rows: list[ResultRow], dims: list[Dimension],
-                classes: dict[str, dict[str, str]] | None = None) -> Markup | None:
+                classes: dict[str, dict[str, str]] | None = None, judge: str = "?") -> Markup | None:
     """Each system vs Human, paired by paper, one Holm family per system and dimension
     (:mod:`prism_review.pipelines.family`, the same families and p-values as ``prism compare``)."""
     from prism_review.pipelines.family import compare_pair
+    from prism_review.report.judge_card import SHORT, no_finding_line
 
     header = ["System", "Dimension", "Metric", "n pairs", "Human", "System", "Diff", "95% CI", "p (Holm)",
-              "Cliff's δ"]
+              "Cliff's δ", "Card"]
     body: list[list[str]] = []
+    no_finding: list[str] = []
     by_dim = {d.name: [r for r in rows if r.dimension == d.name] for d in dims}
     names = {d.name: group_names(by_dim[d.name], {d.name: d}) for d in dims}
     systems = system_order({g for n in names.values() for g in n.values()})
@@ -78,12 +81,14 @@ def comparisons(rows: list[ResultRow], dims: list[Dimension],
                 continue
             res = compare_pair(by_dim[d.name], d, system, HUMAN, classes=(classes or {}).get(d.name))
             labels = {s.key: s.label for s in d.metrics}
+            no_finding += [f"{d.name}.{m}" for m in res["summary"]["no_finding"] if f"{d.name}.{m}" not in no_finding]
             for key in res["metrics"]:
                 r = res["per_metric"][key]
                 label = labels.get(key, key)
+                card = SHORT.get(r["card_class"], "unmeasured")
                 if r.get("skipped"):
                     body.append([system_label(system), d.name, label, str(r["n_valid_pairs"]), "", "", "", "",
-                                 "not tested (< 10 pairs)", ""])
+                                 "not tested (< 10 pairs)", "", card])
                     continue
                 ci = r["bootstrap_95ci"]
                 body.append(
@@ -98,9 +103,13 @@ def comparisons(rows: list[ResultRow], dims: list[Dimension],
                         f"[{_fmt(ci['ci_lower'])}, {_fmt(ci['ci_upper'])}]",
                         _fmt(r["adjusted_p"]) + (" *" if r["significant_after_correction"] else ""),
                         f"{_fmt(r['cliffs_delta'])} ({r['cliffs_delta_magnitude']})",
+                        card,
                     ]
                 )
-    return html_table(header, body) if body else None
+    if not body:
+        return None
+    note = f'<p class="meta">{_html.escape(no_finding_line(judge, no_finding))}</p>' if no_finding else ""
+    return Markup(html_table(header, body) + Markup(note))
 
 
 def write_html(
@@ -172,7 +181,8 @@ def write_html(
         dists=distributions(rows, dims, out),
         dim_tables=dim_tables,
         venue_tables=venue_tables,
-        comparisons=comparisons(rows, dims),
+        comparisons=comparisons(rows, dims, column_classes(run_card(manifest), [d.name for d in dims]),
+                                judge_of(manifest)),
         browse=browse,
         browse_truncated=len(papers) > MAX_BROWSE_PAPERS,
         skipped=[str(s) for s in manifest.get("inputs_skipped") or []],
