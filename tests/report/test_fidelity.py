@@ -153,11 +153,13 @@ def test_table1_says_which_figures_depend_on_what_else_is_in_the_run(tmp_path) -
     pooled = write_markdown([], dims, tmp_path / "summary.md", manifest={**llm, "protocol": "pooled"},
                             table1_note=run_note({**llm, "protocol": "pooled"}, dims))
     assert POOLED_NOTE in pooled and pooled.index("## Table 1") < pooled.index(POOLED_NOTE) < pooled.index("## Depth")
-    for protocol in ("economical", "reference"):
-        assert run_note({**llm, "protocol": protocol}, dims) == ["Reading Table 1:", FLAWS_HUMAN_NOTE]
+    for protocol in ("economical", "reference"):  # issue 27: an LLM run's note opens with its judge card
+        note = run_note({**llm, "protocol": protocol}, dims)
+        assert note[0].startswith("Judge openai/gpt-4o-mini is unmeasured") and note[-1] == FLAWS_HUMAN_NOTE
+        assert POOLED_NOTE not in note
     # the offline judge makes no calls: pooled changes nothing there, so nothing to say
     assert POOLED_NOTE not in run_note({"judge": {"judge": "offline"}, "protocol": "pooled"}, dims)
     assert FLAWS_HUMAN_NOTE in run_note({"judge": {"judge": "offline"}}, dims)
     no_flaws = [get_dimension("depth")]
-    assert run_note({**llm, "protocol": "economical"}, no_flaws) == []
+    assert FLAWS_HUMAN_NOTE not in run_note({**llm, "protocol": "economical"}, no_flaws)
     assert "human-only-bank" in FLAWS_HUMAN_NOTE and FLAWS_HUMAN_NOTE.count("\n") == 0

@@ -33,12 +33,17 @@ def agreement(
     base_url: Annotated[str | None, typer.Option("--base-url", help="OpenAI-compatible server URL")] = None,
     config: Annotated[Path | None, typer.Option("--config", help="Judge config file")] = None,
     concurrency: Annotated[int, typer.Option("--concurrency", callback=setting("concurrency"))] = 8,
+    card: Annotated[
+        Path | None,
+        typer.Option("--card", help="Judge card to record the figures in (default: <cache>/judge_cards/<judge>.json "
+                     "for an LLM judge, which prism evaluate reads; the offline judge's card ships)"),
+    ] = None,
 ) -> None:
     """Print per-task agreement metrics (macro-F1, Spearman, accuracy) with counts."""
     from prism_review.agreement import get_dataset
 
     if dataset == "all":
-        _all(file, judge, limit, as_json, base_url, config, concurrency)
+        _all(file, judge, limit, as_json, base_url, config, concurrency, card)
         return
     if file is None:
         typer.echo("error: --file is required (except with --dataset all)", err=True)
@@ -62,6 +67,7 @@ def agreement(
         measured = _run(_measure, file=file, dataset=dataset)
     metrics: dict[str, Any] = {"judge": judge, **measured}
     _warn_in_sample(metrics, file, judge)
+    _record(judge, dataset, file, measured, the_judge, card, metrics.get("warning"))
     if as_json:
         typer.echo(json.dumps(metrics, sort_keys=True))
     else:
@@ -142,6 +148,18 @@ def _warn_in_sample(metrics: dict[str, Any], file: Path, judge: str) -> None:
             typer.echo(f"warning: {metrics['warning']}", err=True)
 
 
+def _record(spec: str, dataset: str, file: Path, measured: dict[str, Any], the_judge: Any,
+            card: Path | None, in_sample: str | None) -> None:
+    """Keep what was measured in the judge's card (LLM judges, or any judge with ``--card``)."""
+    if spec == "offline" and card is None:
+        return
+    from prism_review.report.card_record import record
+
+    written = record(spec, dataset, file, measured, judge=the_judge, card=card, in_sample=in_sample)
+    if written is not None:
+        typer.echo(f"judge card: recorded {dataset} for {spec} in {written}", err=True)
+
+
 def _print_metrics(metrics: dict[str, Any]) -> None:
     width = max(len(k) for k in metrics)
     for k, v in metrics.items():
@@ -157,6 +175,7 @@ def _all(
     base_url: str | None,
     config: Path | None,
     concurrency: int,
+    card_path: Path | None = None,
 ) -> None:
     """Every built-in dataset on its standard file under ``folder``, then the fidelity card.
     A missing file is said and counted (exit 1), never silently left out."""
@@ -180,6 +199,7 @@ def _all(
 
         metrics: dict[str, Any] = {"file": str(path), **_run(_measure, file=path, dataset=name)}
         _warn_in_sample(metrics, path, judge)
+        _record(judge, name, path, metrics, the_judge, card_path, metrics.get("warning"))
         results[name] = metrics
         if not as_json:
             typer.echo(f"## {name} ({path}) · judge {judge}")

@@ -79,6 +79,12 @@ def write_run_outputs(out: Path, *, by_venue: bool = False, html: bool = True) -
     rows = read_results(out)
     missing: list[str] = []
     dims = run_dimensions(manifest, {r.dimension for r in rows}, missing)
+    if manifest:  # which card vouches for each Table-1 column, and what it says
+        from prism_review.atomic import write_text
+        from prism_review.report.judge_card import manifest_card
+
+        manifest["judge_card"] = manifest_card(manifest, dims)
+        write_text(out / "manifest.json", json.dumps(manifest, indent=2, default=str))
     summary = summarize(rows, dims, by_venue=False)
     if by_venue:
         summary += summarize(rows, dims, by_venue=True)

@@ -209,7 +209,12 @@ def invariance_note(manifest: dict[str, Any], dims: list[Any]) -> list[str]:
 def run_note(manifest: dict[str, Any], dims: list[Any]) -> list[str]:
     """The note under a run's Table 1: a heading line, then ``- `` items: the card's lines for
     an offline-judge run, then :func:`invariance_note`'s (empty: nothing to say)."""
-    card = table1_note(table1_columns(dims)) if is_offline(manifest) else []
+    if is_offline(manifest):
+        card = table1_note(table1_columns(dims))
+    else:
+        from prism_review.report.judge_card import judge_note
+
+        card = judge_note(manifest, dims) if dims else []
     extra = invariance_note(manifest, dims)
     if not extra:
         return card

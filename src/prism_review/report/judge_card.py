@@ -110,3 +110,68 @@ def no_finding_line(judge: str, metrics: list[str]) -> str:
     """The one line under a comparison that says why some columns carry no finding."""
     return (f"no finding on {', '.join(metrics)}: the {judge} judge's card calls them not informative "
             "(the difference and CI are shown; no star, never 'better'; `prism agreement --dataset all`)")
+
+
+def measure_command(judge: str, dimension: str, metric: str) -> str | None:
+    """The exact ``prism agreement`` command(s) that measure a column for ``judge`` (None: no
+    agreement task measures it)."""
+    from prism_review.agreement import DEFAULT_FILES
+    from prism_review.report.card_record import rules_for
+    from prism_review.shared_folder import DATA
+
+    cmds = [f"prism agreement --judge {judge} --dataset {r.dataset} --file {DATA / DEFAULT_FILES[r.dataset]}"
+            for r in rules_for(dimension, metric)]
+    return "; ".join(dict.fromkeys(cmds)) or None
+
+
+def column_lines(judge: str, card: Card | None, columns: list[tuple[str, str, str]]) -> list[str]:
+    """One ``- `` line per (dimension, metric, label) column: its measured class and figure, or
+    that it is unmeasured with the command that measures it."""
+    from prism_review.report.card_record import NO_TASK
+
+    lines = []
+    for dim, metric, label in columns:
+        e = card.get(dim, metric) if card is not None else None
+        if e is not None:
+            lines.append(f"- {label}{MARKERS.get(e.cls, '')}: {CLASSES[e.cls]}. {e.figure}")
+            continue
+        cmd = measure_command(judge, dim, metric)
+        if cmd:
+            lines.append(f"- {label}: unmeasured for {judge}; measure it with `{cmd}`")
+        else:
+            why = NO_TASK.get((dim, metric), "no agreement task measures this column")
+            lines.append(f"- {label}: unmeasured; no agreement task measures it ({why})")
+    return lines
+
+
+def judge_note(manifest: dict[str, Any], dims: list[Any]) -> list[str]:
+    """The note under Table 1 of a run whose judge is not the offline one: per column, what its
+    judge card says, or that the judge was never measured and how to measure it."""
+    from prism_review.pipelines.summary import headline_specs
+
+    judge = judge_of(manifest)
+    columns = [(d.name, s.key, s.label) for d in dims for s in headline_specs(d)]
+    card = run_card(manifest)
+    if card is None:
+        head = (f"Judge {judge} is unmeasured: no judge card ({card_file(judge)}), so nothing vouches for "
+                "these Table-1 columns against human labels:")
+    else:
+        head = f"Judge {judge}: how far each Table-1 column can be trusted (judge card {card_file(judge)}):"
+    return [head, *column_lines(judge, card, columns)]
+
+
+def manifest_card(manifest: dict[str, Any], dims: list[Any]) -> dict[str, Any]:
+    """What ``manifest.json`` records of the run's judge card, per Table-1 column."""
+    from prism_review.pipelines.summary import headline_specs
+
+    judge = judge_of(manifest)
+    card = run_card(manifest)
+    source = "shipped fidelity card" if judge == "offline" else str(card_file(judge))
+    cols: dict[str, Any] = {}
+    for d in dims:
+        for s in headline_specs(d):
+            e = card.get(d.name, s.key) if card is not None else None
+            cols[f"{d.name}.{s.key}"] = (
+                {"class": e.cls, "figure": e.figure, "command": e.command} if e is not None
+                else {"class": UNMEASURED, "figure": None, "command": measure_command(judge, d.name, s.key)})
+    return {"judge": judge, "card": source if card is not None else None, "columns": cols}
