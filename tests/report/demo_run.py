@@ -17,6 +17,7 @@ from prism_review.cli import app
 def demo_run(out: Path) -> Path:
     res = CliRunner().invoke(app, ["evaluate", "--out", str(out), "-q"])
     assert res.exit_code == 0, res.output
+    (out.parent / "evaluate_output.txt").write_text(res.output, encoding="utf-8")  # what the terminal got
     return out
 
 

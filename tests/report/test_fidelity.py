@@ -79,7 +79,7 @@ def test_note_lists_non_comparable_columns_and_unknown_ones() -> None:
     )
     lines = table1_note([("constructiveness", "mcs"), ("constructiveness", "d1"), ("x", "y")], card)
     text = "\n".join(lines)
-    assert "MCS: ranking only" in text
+    assert "MCS†: ranking only" in text  # issue 27: the label carries its cell marker
     assert "D1" not in text  # comparable columns are not listed
     assert "x.y: no fidelity-card entry" in text
     assert table1_note([("constructiveness", "d1")], card) == []
@@ -97,7 +97,7 @@ def test_summary_md_prints_the_note_under_table1_for_the_offline_judge_only(tmp_
     table1 = offline.index("## Table 1")
     note = offline.index("Offline judge: these Table-1 columns are not comparable")
     assert table1 < note < offline.index("## Depth")
-    assert "- DoA:" in offline  # DoA is not comparable offline (see the card)
+    assert "- DoA†:" in offline  # DoA is not comparable offline (see the card)
     assert "not comparable" not in _summary(tmp_path, "openai/gpt-4o-mini")
 
 
@@ -138,7 +138,7 @@ def test_html_report_prints_the_note_under_table1_for_the_offline_judge(tmp_path
     dims = [get_dimension("depth"), get_dimension("constructiveness")]
     offline = write_html(tmp_path, rows, summarize(rows, dims), dims, {"judge": {"judge": "offline"}})
     page = offline.read_text()
-    assert "not comparable to the PRISM paper" in page and "<li>DoA: " in page
+    assert "not comparable to the PRISM paper" in page and "<li>DoA†: " in page
     llm = write_html(tmp_path, rows, summarize(rows, dims), dims, {"judge": {"judge": "openai/x"}})
     assert "not comparable to the PRISM paper" not in llm.read_text()
 

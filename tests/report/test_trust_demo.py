@@ -97,3 +97,29 @@ def test_report_comparisons_carry_the_card_class_and_no_star_on_not_informative(
     assert flagged and all("*" not in r[p] for r in flagged)
     assert any("*" in r[p] for r in body if r[card] != "not informative")
     assert "no finding on" in page and "card calls them not informative" in page
+
+
+def _table1_md(text: str) -> tuple[list[str], list[list[str]]]:
+    block = text.split("## Table 1", 1)[1] if "## Table 1" in text else text.split("Table 1", 1)[1]
+    lines = [ln for ln in block.splitlines() if ln.startswith("| ")]
+    head = [c.strip() for c in lines[0].strip("|").split("|")]
+    body = [[c.strip() for c in ln.strip("|").split("|")] for ln in lines[1:] if not ln.startswith("|---")]
+    return head, body
+
+
+def test_table1_cells_carry_their_card_class_with_a_legend(run: Path) -> None:
+    terminal = (run.parent / "evaluate_output.txt").read_text(encoding="utf-8")
+    summary = (run / "summary.md").read_text(encoding="utf-8")
+    for text in (terminal, summary):
+        head, body = _table1_md(text)
+        human = next(r for r in body if r[0] == "human")
+        assert human[head.index("DoA")].endswith("†")  # ranking only
+        for col in ("NS", "Critical recall", "nCPS"):
+            assert human[head.index(col)].endswith("‡")  # not informative
+        assert "Cell markers (the judge's card): † ranking only · ‡ not informative" in text
+        assert "- DoA†: ranking only" in text
+    # the report greys those cells (and the human-only-bank "–" carries no marker)
+    page = (run / "report.html").read_text(encoding="utf-8")
+    t1 = page.split("<table>", 1)[1].split("</table>", 1)[0]
+    assert t1.count('class="card-weak"') >= 8 * 4 and '<td class="card-weak">–' not in t1
+    assert "‡" in t1 and "td.card-weak" in page

@@ -154,8 +154,10 @@ def table1_note(columns: list[tuple[str, str]], card: Card | None = None) -> lis
         if e is None:
             lines.append(f"- {key}: no fidelity-card entry (unmeasured)")
             continue
+        from prism_review.report.judge_card import MARKERS
+
         tag = "" if e.status == "measured" else " [provisional]"
-        lines.append(f"- {e.label}: {CLASSES[e.cls]}{tag}. {e.figure}")
+        lines.append(f"- {e.label}{MARKERS.get(e.cls, '')}: {CLASSES[e.cls]}{tag}. {e.figure}")
     return lines
 
 
@@ -216,6 +218,11 @@ def run_note(manifest: dict[str, Any], dims: list[Any]) -> list[str]:
 
         card = judge_note(manifest, dims) if dims else []
     extra = invariance_note(manifest, dims)
+    from prism_review.report.judge_card import legend, table_marks
+
+    key = legend(table_marks(manifest)) if card else None
+    if key:
+        card = [card[0], f"- {key}", *card[1:]]
     if not extra:
         return card
     return [*card, *extra] if card else ["Reading Table 1:", *extra]

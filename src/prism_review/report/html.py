@@ -23,7 +23,7 @@ from prism_review.pipelines.summary import (
 )
 from prism_review.report.fidelity import run_note
 from prism_review.report.figures import distributions, headline_bars
-from prism_review.report.judge_card import column_classes, judge_of, run_card
+from prism_review.report.judge_card import MARKERS, column_classes, judge_of, run_card, table_marks
 from prism_review.systems.registry import HUMAN
 
 MAX_BROWSE_PAPERS = 200
@@ -32,8 +32,14 @@ MAX_BROWSE_PAPERS = 200
 def html_table(header: list[str], body: list[list[str]]) -> Markup:
     """A table in a box that scrolls sideways when it is wider than the page."""
     h = "".join(f"<th>{_html.escape(c)}</th>" for c in header)
-    b = "".join("<tr>" + "".join(f"<td>{_html.escape(c)}</td>" for c in row) + "</tr>" for row in body)
+    b = "".join("<tr>" + "".join(_td(c) for c in row) + "</tr>" for row in body)
     return Markup(f'<div class="tbl"><table><thead><tr>{h}</tr></thead><tbody>{b}</tbody></table></div>')
+
+
+def _td(cell: str) -> str:
+    """A cell; one carrying a judge-card marker (ranking only, not informative) is greyed."""
+    weak = any(cell.endswith(m) for m in MARKERS.values())
+    return f'<td class="card-weak">{_html.escape(cell)}</td>' if weak else f"<td>{_html.escape(cell)}</td>"
 
 
 def json_island(value: Any) -> Markup:
@@ -125,9 +131,11 @@ def write_html(
     )
     tpl = env.get_template("report.html.j2")
     pooled = [r for r in summary if r.venue == "ALL"]
-    dim_tables = [(d.label, html_table(*table(pooled, [d], headline_only=False))) for d in dims]
+    marks = table_marks(manifest)
+    dim_tables = [(d.label, html_table(*table(pooled, [d], headline_only=False, marks=marks))) for d in dims]
     venues = sorted({r.venue for r in summary if r.venue != "ALL"})
-    venue_tables = [(v, html_table(*table(summary, dims, venue=v, headline_only=True))) for v in venues]
+    venue_tables = [(v, html_table(*table(summary, dims, venue=v, headline_only=True, marks=marks)))
+                    for v in venues]
     papers: dict[tuple[str, str], list[ResultRow]] = defaultdict(list)
     for r in rows:
         papers[(r.venue, r.paper_id)].append(r)
@@ -175,7 +183,7 @@ def write_html(
         n_unscored=sum(1 for r in rows if r.status == "unscored"),
         n_not_ok=len(unscored),
         not_scored=unscored,
-        table1=html_table(*table(pooled, dims, headline_only=True)),
+        table1=html_table(*table(pooled, dims, headline_only=True, marks=marks)),
         fidelity_note=run_note(manifest, dims),
         bars=headline_bars(summary, dims, out),
         dists=distributions(rows, dims, out),

@@ -175,3 +175,20 @@ def manifest_card(manifest: dict[str, Any], dims: list[Any]) -> dict[str, Any]:
                 {"class": e.cls, "figure": e.figure, "command": e.command} if e is not None
                 else {"class": UNMEASURED, "figure": None, "command": measure_command(judge, d.name, s.key)})
     return {"judge": judge, "card": source if card is not None else None, "columns": cols}
+
+
+def table_marks(manifest: dict[str, Any]) -> dict[tuple[str, str], str]:
+    """``{(dimension, metric): marker}`` for the columns the run judge's card calls ranking only
+    (†) or not informative (‡): the marker every cell of such a column carries."""
+    card = run_card(manifest)
+    return {(e.dimension, e.metric): MARKERS[e.cls] for e in (card.entries if card else ()) if e.cls in MARKERS}
+
+
+def legend(marks: dict[tuple[str, str], str]) -> str | None:
+    """The one line that says what the markers in the table cells mean (None: no marker)."""
+    used = set(marks.values())
+    if not used:
+        return None
+    parts = [f"{m} {SHORT[c]}" for c, m in MARKERS.items() if m in used]
+    return ("Cell markers (the judge's card): " + " · ".join(parts)
+            + "; unmarked: comparable, or not on the card (see the lines below)")
