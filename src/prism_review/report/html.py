@@ -86,6 +86,8 @@ def comparisons(rows: list[ResultRow], dims: list[Dimension],
             if system not in names[d.name].values() or HUMAN not in names[d.name].values():
                 continue
             res = compare_pair(by_dim[d.name], d, system, HUMAN, classes=(classes or {}).get(d.name))
+            if not res["n_papers"]:  # no paper has both (e.g. a panel-reference group): nothing to show
+                continue
             labels = {s.key: s.label for s in d.metrics}
             no_finding += [f"{d.name}.{m}" for m in res["summary"]["no_finding"] if f"{d.name}.{m}" not in no_finding]
             for key in res["metrics"]:
