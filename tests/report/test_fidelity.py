@@ -121,7 +121,7 @@ def test_agreement_all_measures_what_is_there(tmp_path) -> None:
     res = CliRunner().invoke(app, ["agreement", "--dataset", "all", "--file", str(tmp_path), "--json"])
     assert res.exit_code == 1
     out = json.loads(res.stdout)
-    assert out["datasets"]["revutil"]["n.points"] == 12
+    assert out["held_out"]["revutil"]["n.points"] == 12 and out["in_sample"] == {}  # not the trained-on file
     assert len(out["skipped"]) == 5  # the other standard files are missing
     assert {e["metric"] for e in out["fidelity_card"]} >= {"mcs", "d1", "doa", "ns"}
 

@@ -180,12 +180,14 @@ def _all(
     """Every built-in dataset on its standard file under ``folder``, then the fidelity card.
     A missing file is said and counted (exit 1), never silently left out."""
     from prism_review.agreement import DEFAULT_FILES, get_dataset
+    from prism_review.agreement.held_out import held_out
     from prism_review.report.fidelity import CardError, load_card, render_card
     from prism_review.shared_folder import DATA
 
     root = folder if folder is not None else DATA
     the_judge = _judge(judge, base_url, config, concurrency)
-    results: dict[str, Any] = {}
+    results: dict[str, Any] = {}  # held-out-style figures: dev files, cross-validated
+    in_sample: dict[str, Any] = {}  # fit, not agreement: apart, labelled
     missing: list[str] = []
     for name, rel in DEFAULT_FILES.items():
         path = root / rel
@@ -200,10 +202,28 @@ def _all(
         metrics: dict[str, Any] = {"file": str(path), **_run(_measure, file=path, dataset=name)}
         _warn_in_sample(metrics, path, judge)
         _record(judge, name, path, metrics, the_judge, card_path, metrics.get("warning"))
-        results[name] = metrics
-        if not as_json:
-            typer.echo(f"## {name} ({path}) · judge {judge}")
-            _print_metrics(metrics)
+        if not metrics.get("warning"):
+            results[name] = metrics
+        else:
+            in_sample[name] = metrics
+
+            async def _held(p: Path = path, n: str = name) -> dict[str, Any]:
+                return await held_out(n, p, limit) or {}
+
+            cv = _run(_held, file=path, dataset=name)
+            if cv:
+                results[name] = {"file": str(path), **cv}
+        if not as_json and name in results:
+            proto = results[name].get("protocol")
+            typer.echo(f"## {name} ({path}) · judge {judge}" + (f" · {proto}" if proto else ""))
+            _print_metrics({k: v for k, v in results[name].items() if k not in {"file", "protocol"}})
+            typer.echo("")
+    if in_sample and not as_json:
+        typer.echo("== In-sample figures: the offline judge was trained or tuned on these files, so they "
+                   "measure fit, not agreement (do not quote them; the held-out-style figures are above) ==")
+        for name, metrics in in_sample.items():
+            typer.echo(f"## in-sample · {name} ({metrics['file']}) · judge {judge}")
+            _print_metrics({k: v for k, v in metrics.items() if k != "file"})
             typer.echo("")
     try:
         card = load_card()
@@ -213,7 +233,8 @@ def _all(
     if as_json:
         out = {
             "judge": judge,
-            "datasets": results,
+            "held_out": results,  # held-out-style: dev files and cross-validated figures
+            "in_sample": in_sample,  # measured on files the judge was trained or tuned on
             "skipped": missing,
             "fidelity_card": [
                 {"dimension": e.dimension, "metric": e.metric, "label": e.label, "class": e.cls,
