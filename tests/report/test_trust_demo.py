@@ -123,3 +123,43 @@ def test_table1_cells_carry_their_card_class_with_a_legend(run: Path) -> None:
     t1 = page.split("<table>", 1)[1].split("</table>", 1)[0]
     assert t1.count('class="card-weak"') >= 8 * 4 and '<td class="card-weak">–' not in t1
     assert "‡" in t1 and "td.card-weak" in page
+
+
+def test_shipped_card_figures_are_recomputed_by_the_code_that_measures_them(run: Path) -> None:
+    """issue 27: the card's figures are built, not typed (the novelty line had drifted to an older
+    demo's "36 of 61, r 0.55"). Here the demo, training-report and DISAPERE-novelty figures are
+    recomputed; the full check (with the SubstanReview dev slice, DISAPERE and the flaws grouped
+    CV, about a minute) is `python -m prism_review.report.card_build --check`."""
+    import json
+
+    from prism_review.report import card_build
+    from prism_review.report.fidelity import card_path
+    from prism_review.testing.shared import DATA
+
+    card = json.loads(card_path().read_text(encoding="utf-8"))
+    typed = {f"{e['dimension']}.{e['metric']}" for e in card["entries"] if "figure_template" not in e}
+    assert typed == {"depth.s_depth", "novelty.ssr"}  # no built source yet: S_depth's grounding CV; SSR quotes 0 items
+    only = ["demo", "rc"] + (["dn"] if (DATA / "labels/disapere/dev.jsonl").is_file() else [])
+    values = card_build.compute(card_build.needed(card, only), demo_run=run)
+    checked = [e for e in card["entries"] if e.get("figure_template")
+               and all(f.split("_", 1)[0] in only for f in card_build.fields(e["figure_template"]))]
+    assert len(checked) >= 8
+    assert card_build.build(card, values, only) == []  # every recomputed figure is the shipped one
+    sr = next(e for e in card["entries"] if e["metric"] == "sr")
+    assert f"in {values['demo_sr_equal']} of {values['demo_sr_reviews']} reviews" in sr["figure"]
+
+
+def test_card_build_check_fails_on_a_drifted_figure(run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import json
+
+    from prism_review.report import card_build, fidelity
+
+    card = json.loads(fidelity.card_path().read_text(encoding="utf-8"))
+    sr = next(e for e in card["entries"] if e["metric"] == "sr")
+    sr["figure"] = sr["figure"].replace(" of ", " of 1", 1)  # a typed figure that no longer holds
+    drifted = tmp_path / "card.json"
+    drifted.write_text(json.dumps(card), encoding="utf-8")
+    monkeypatch.setattr(fidelity, "card_path", lambda: drifted)
+    assert card_build.main(["--check", "--demo-run", str(run), "--only", "demo"]) == 1
+    assert card_build.main(["--write", "--demo-run", str(run), "--only", "demo"]) == 0
+    assert card_build.main(["--check", "--demo-run", str(run), "--only", "demo"]) == 0
