@@ -163,3 +163,15 @@ def test_card_build_check_fails_on_a_drifted_figure(run: Path, tmp_path: Path, m
     assert card_build.main(["--check", "--demo-run", str(run), "--only", "demo"]) == 1
     assert card_build.main(["--write", "--demo-run", str(run), "--only", "demo"]) == 0
     assert card_build.main(["--check", "--demo-run", str(run), "--only", "demo"]) == 0
+
+
+def test_manifest_records_the_card_class_of_every_table1_column(run: Path) -> None:
+    import json
+
+    man = json.loads((run / "manifest.json").read_text(encoding="utf-8"))["judge_card"]
+    assert man["judge"] == "offline" and man["card"] == "shipped fidelity card"
+    cols = man["columns"]
+    assert set(cols) == {"depth.doa", "novelty.ns", "novelty.sr", "novelty.ssr", "flaws.critical_recall",
+                         "flaws.minor_recall", "flaws.ncps", "constructiveness.mcs"}
+    assert cols["flaws.critical_recall"]["class"] == "not_informative"
+    assert cols["depth.doa"]["class"] == "ranking_only" and cols["depth.doa"]["figure"]
