@@ -106,3 +106,30 @@ def test_agreement_card_path_option_and_unmeasurable_columns(llm_server, tmp_pat
 
     note = judge_note({"judge": {"judge": "openai"}, "judge_spec": judge}, [get_dimension("novelty")])
     assert any("NS: unmeasured; no agreement task measures it" in ln for ln in note)
+
+
+def test_compare_reads_an_llm_judges_card_and_makes_no_finding_where_it_says_so(tmp_path) -> None:
+    from tests.stats.test_compare_cli import _write_log
+
+    _write_log(tmp_path / "results.jsonl")  # sea's mcs is higher on all 12 papers: a finding if trusted
+    args = ["compare", "--a", "sea", "--b", "human", "--run", str(tmp_path), "--n-bootstrap", "200"]
+    runner = CliRunner()
+    res = runner.invoke(app, args)  # no manifest: the judge is unknown, nothing vouches for a column
+    assert res.exit_code == 0 and "no manifest.json beside the results" in res.output
+    assert "sea better: mcs" in res.output
+    (tmp_path / "manifest.json").write_text(json.dumps({"judge": {"judge": "openai"}, "judge_spec": "openai/x"}))
+    res = runner.invoke(app, args)
+    assert res.output.startswith("judge openai/x · card: none (unmeasured; measure it with `prism agreement")
+    path = card_file("openai/x")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"judge": "openai/x", "entries": [
+        {"dimension": "constructiveness", "metric": "mcs", "label": "MCS", "class": "not_informative",
+         "figure": "Spearman 0.01 vs baseline 0.30 (n 12)", "command": "prism agreement ...",
+         "status": "measured", "owner": "prism agreement"}]}))
+    res = runner.invoke(app, args)
+    assert "sea better: -" in res.output
+    assert "no finding on mcs: the openai/x judge's card calls them not informative" in res.output
+    out = json.loads(runner.invoke(app, [*args, "--json"]).output)["dimensions"]["constructiveness"]
+    assert out["per_metric"]["mcs"]["card_class"] == "not_informative"
+    assert out["per_metric"]["mcs"]["significant_after_correction"] is False
+    assert out["per_metric"]["mcs"]["significant_raw"] is True

@@ -107,8 +107,13 @@ def render(result: dict[str, Any], by: str | None) -> str:
 
     a, b = result["a"], result["b"]
     judge = result.get("judge", "?")
-    lines: list[str] = [f"judge {judge} · card: " + ("classes per metric in the `card` column" if result.get(
-        "judge_card") else f"none (unmeasured; measure it with `prism agreement --judge {judge} ...`)"), ""]
+    if result.get("judge_card"):
+        card = "classes per metric in the `card` column"
+    elif judge.startswith("unknown"):
+        card = "none (no manifest.json beside the results: every column unmeasured)"
+    else:
+        card = f"none (unmeasured; measure it with `prism agreement --judge {judge} --dataset ... --file ...`)"
+    lines: list[str] = [f"judge {judge} · card: {card}", ""]
     head = [
         "metric",
         "n",
