@@ -175,3 +175,17 @@ def test_manifest_records_the_card_class_of_every_table1_column(run: Path) -> No
                          "flaws.minor_recall", "flaws.ncps", "constructiveness.mcs"}
     assert cols["flaws.critical_recall"]["class"] == "not_informative"
     assert cols["depth.doa"]["class"] == "ranking_only" and cols["depth.doa"]["figure"]
+
+
+def test_compare_runs_names_each_runs_card_class_per_metric(run: Path) -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from prism_review.cli import app
+
+    args = ["compare", "--runs", str(run), str(run), "--dimension", "flaws", "--n-bootstrap", "100"]
+    out = json.loads(CliRunner().invoke(app, [*args, "--json"]).output)["dimensions"]["flaws"]["metrics"]
+    assert out["critical_recall"]["card_class"] == {"a": "not_informative", "b": "not_informative"}
+    text = CliRunner().invoke(app, args).output
+    assert "(judge offline, protocol economical)" in text and "| not informative / not informative |" in text
