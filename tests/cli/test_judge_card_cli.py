@@ -133,3 +133,16 @@ def test_compare_reads_an_llm_judges_card_and_makes_no_finding_where_it_says_so(
     assert out["per_metric"]["mcs"]["card_class"] == "not_informative"
     assert out["per_metric"]["mcs"]["significant_after_correction"] is False
     assert out["per_metric"]["mcs"]["significant_raw"] is True
+
+
+def test_agreement_all_with_an_llm_judge_prints_that_judges_card(llm_server, tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-loopback")
+    llm_server.set_responder(_responder)
+    judge = f"openai-compatible/test-model@{llm_server.base_url}"
+    (tmp_path / "labels" / "revutil").mkdir(parents=True)
+    _revutil(tmp_path / "labels" / "revutil" / "dev.jsonl")
+    res = CliRunner().invoke(app, ["agreement", "--dataset", "all", "--judge", judge, "--file", str(tmp_path)])
+    assert res.exit_code == 1  # the other standard files are missing
+    assert f"Judge card of the {judge} judge ({card_file(judge)})" in res.stdout
+    assert "constructiveness.mcs (MCS): ranking_only" in res.stdout
+    assert "Fidelity card of the offline judge" not in res.stdout and "== In-sample" not in res.stdout

@@ -225,11 +225,14 @@ def _all(
             typer.echo(f"## in-sample · {name} ({metrics['file']}) · judge {judge}")
             _print_metrics({k: v for k, v in metrics.items() if k != "file"})
             typer.echo("")
-    try:
-        card = load_card()
+    from prism_review.report.judge_card import card_file, card_for
+
+    try:  # the offline judge's shipped card, else the card this command just recorded for the judge
+        card = load_card() if judge == "offline" and card_path is None else card_for(judge, card_path)
     except CardError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from exc
+    source = None if judge == "offline" and card_path is None else str(card_path or card_file(judge))
     if as_json:
         out = {
             "judge": judge,
@@ -239,12 +242,15 @@ def _all(
             "fidelity_card": [
                 {"dimension": e.dimension, "metric": e.metric, "label": e.label, "class": e.cls,
                  "figure": e.figure, "command": e.command, "status": e.status, "owner": e.owner}
-                for e in card.entries
+                for e in (card.entries if card else ())
             ],
+            "card_file": source,
         }
         typer.echo(json.dumps(out, sort_keys=True))
+    elif card is None:
+        typer.echo(f"No judge card for {judge} yet: no dataset measured a column ({source})")
     else:
-        typer.echo(render_card(card))
+        typer.echo(render_card(card, source))
     for m in missing:
         typer.echo(f"skipped: {m}", err=True)
     if missing:

@@ -161,10 +161,11 @@ def table1_note(columns: list[tuple[str, str]], card: Card | None = None) -> lis
     return lines
 
 
-def render_card(card: Card | None = None) -> str:
-    """The whole card as plain text (``prism agreement --dataset all``)."""
+def render_card(card: Card | None = None, source: str | None = None) -> str:
+    """The whole card as plain text (``prism agreement --dataset all``); ``source``: its file
+    (default: the shipped one)."""
     card = card or load_card()
-    lines = [f"Fidelity card of the {card.judge} judge (resources/{CARD_FILE})"]
+    lines = [f"{'Fidelity' if source is None else 'Judge'} card of the {card.judge} judge ({source or 'resources/' + CARD_FILE})"]
     if card.rule:
         lines.append(f"Rule: {card.rule}")
     for e in card.entries:
