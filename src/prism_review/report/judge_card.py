@@ -16,17 +16,16 @@ import re
 from pathlib import Path
 from typing import Any
 
-from prism_review.report.fidelity import CLASSES, Card, CardError, load_card, parse_card
-
-UNMEASURED = "unmeasured"
-#: the markers Table 1 cells carry, with the legend's wording
-MARKERS: dict[str, str] = {"ranking_only": "†", "not_informative": "‡"}
-SHORT: dict[str, str] = {
-    "comparable": "comparable",
-    "ranking_only": "ranking only",
-    "not_informative": "not informative",
-    UNMEASURED: "unmeasured",
-}
+from prism_review.report.card_model import (  # noqa: F401  (MARKERS, SHORT, UNMEASURED: re-exported)
+    CLASSES,
+    MARKERS,
+    SHORT,
+    UNMEASURED,
+    Card,
+    CardError,
+    load_card,
+    parse_card,
+)
 
 
 def judge_of(manifest: dict[str, Any]) -> str:
@@ -116,7 +115,7 @@ def measure_command(judge: str, dimension: str, metric: str) -> str | None:
     """The exact ``prism agreement`` command(s) that measure a column for ``judge`` (None: no
     agreement task measures it)."""
     from prism_review.agreement import DEFAULT_FILES
-    from prism_review.report.card_record import rules_for
+    from prism_review.report.card_rules import rules_for
     from prism_review.shared_folder import DATA
 
     cmds = [f"prism agreement --judge {judge} --dataset {r.dataset} --file {DATA / DEFAULT_FILES[r.dataset]}"
@@ -127,7 +126,7 @@ def measure_command(judge: str, dimension: str, metric: str) -> str | None:
 def column_lines(judge: str, card: Card | None, columns: list[tuple[str, str, str]]) -> list[str]:
     """One ``- `` line per (dimension, metric, label) column: its measured class and figure, or
     that it is unmeasured with the command that measures it."""
-    from prism_review.report.card_record import NO_TASK
+    from prism_review.report.card_rules import NO_TASK
 
     lines = []
     for dim, metric, label in columns:
