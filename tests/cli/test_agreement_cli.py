@@ -68,3 +68,32 @@ def test_bad_judge_spec_is_a_message_not_a_traceback(tmp_path):
     res = _run("--dataset", "revutil", "--file", str(labels), "--judge", "bogus/x")
     assert res.exit_code == 2 and res.exception is not None and isinstance(res.exception, SystemExit)
     assert "unknown judge 'bogus/x'" in res.stderr
+
+
+def test_all_keeps_in_sample_figures_apart_from_held_out_ones(tmp_path):
+    """issue 27: on a file the offline judge was tuned on, --dataset all prints the grouped-CV
+    figures in its table and the in-sample ones only in a separate, labelled block; --json says
+    which is which."""
+    import shutil
+
+    from prism_review.testing.shared import DATA
+
+    src = DATA / "perturbation/verifier_gold_dev.jsonl"
+    if not src.is_file():
+        pytest.skip("shared perturbation gold not present")
+    (tmp_path / "perturbation").mkdir()
+    shutil.copy(src, tmp_path / "perturbation/verifier_gold_dev.jsonl")  # the tuned-on file
+    runner = CliRunner()
+    res = runner.invoke(app, ["agreement", "--dataset", "all", "--file", str(tmp_path), "--json"])
+    assert res.exit_code == 1  # the other standard files are missing
+    out = json.loads(res.stdout)
+    assert "datasets" not in out
+    held, ins = out["held_out"]["perturbation-verifier"], out["in_sample"]["perturbation-verifier"]
+    assert held["protocol"].startswith("grouped 5-fold CV by paper")
+    assert "perturbation_verifier.cv.validity.accuracy" in held
+    assert not any(k.startswith("perturbation_verifier.validity") for k in held)
+    assert "in-sample" in ins["warning"] and "perturbation_verifier.validity.accuracy" in ins
+    text = runner.invoke(app, ["agreement", "--dataset", "all", "--file", str(tmp_path)]).stdout
+    block = text.index("== In-sample figures")
+    assert text.index("perturbation_verifier.cv.validity.accuracy") < block
+    assert text.index("perturbation_verifier.validity.accuracy ") > block

@@ -82,7 +82,7 @@ def test_offline_demo_then_compare(tmp_path) -> None:
     assert res.exit_code == 0, res.output
     # under Table 1, the fidelity card says the offline MCS is not the paper's scale
     assert "not comparable to the PRISM paper's numbers" in res.output
-    assert res.output.index("Table 1") < res.output.index("- MCS: ")
+    assert res.output.index("Table 1") < res.output.index("- MCS†: ")  # with its cell marker (issue 27)
     rows = read_results(tmp_path / "run")
     assert {r.system for r in rows} >= {"gpt4", "claude_opus"}
     assert all(r.status == "ok" for r in rows)

@@ -79,7 +79,7 @@ def test_note_lists_non_comparable_columns_and_unknown_ones() -> None:
     )
     lines = table1_note([("constructiveness", "mcs"), ("constructiveness", "d1"), ("x", "y")], card)
     text = "\n".join(lines)
-    assert "MCS: ranking only" in text
+    assert "MCS†: ranking only" in text  # issue 27: the label carries its cell marker
     assert "D1" not in text  # comparable columns are not listed
     assert "x.y: no fidelity-card entry" in text
     assert table1_note([("constructiveness", "d1")], card) == []
@@ -97,7 +97,7 @@ def test_summary_md_prints_the_note_under_table1_for_the_offline_judge_only(tmp_
     table1 = offline.index("## Table 1")
     note = offline.index("Offline judge: these Table-1 columns are not comparable")
     assert table1 < note < offline.index("## Depth")
-    assert "- DoA:" in offline  # DoA is not comparable offline (see the card)
+    assert "- DoA†:" in offline  # DoA is not comparable offline (see the card)
     assert "not comparable" not in _summary(tmp_path, "openai/gpt-4o-mini")
 
 
@@ -121,7 +121,7 @@ def test_agreement_all_measures_what_is_there(tmp_path) -> None:
     res = CliRunner().invoke(app, ["agreement", "--dataset", "all", "--file", str(tmp_path), "--json"])
     assert res.exit_code == 1
     out = json.loads(res.stdout)
-    assert out["datasets"]["revutil"]["n.points"] == 12
+    assert out["held_out"]["revutil"]["n.points"] == 12 and out["in_sample"] == {}  # not the trained-on file
     assert len(out["skipped"]) == 5  # the other standard files are missing
     assert {e["metric"] for e in out["fidelity_card"]} >= {"mcs", "d1", "doa", "ns"}
 
@@ -138,7 +138,7 @@ def test_html_report_prints_the_note_under_table1_for_the_offline_judge(tmp_path
     dims = [get_dimension("depth"), get_dimension("constructiveness")]
     offline = write_html(tmp_path, rows, summarize(rows, dims), dims, {"judge": {"judge": "offline"}})
     page = offline.read_text()
-    assert "not comparable to the PRISM paper" in page and "<li>DoA: " in page
+    assert "not comparable to the PRISM paper" in page and "<li>DoA†: " in page
     llm = write_html(tmp_path, rows, summarize(rows, dims), dims, {"judge": {"judge": "openai/x"}})
     assert "not comparable to the PRISM paper" not in llm.read_text()
 
@@ -153,11 +153,13 @@ def test_table1_says_which_figures_depend_on_what_else_is_in_the_run(tmp_path) -
     pooled = write_markdown([], dims, tmp_path / "summary.md", manifest={**llm, "protocol": "pooled"},
                             table1_note=run_note({**llm, "protocol": "pooled"}, dims))
     assert POOLED_NOTE in pooled and pooled.index("## Table 1") < pooled.index(POOLED_NOTE) < pooled.index("## Depth")
-    for protocol in ("economical", "reference"):
-        assert run_note({**llm, "protocol": protocol}, dims) == ["Reading Table 1:", FLAWS_HUMAN_NOTE]
+    for protocol in ("economical", "reference"):  # issue 27: an LLM run's note opens with its judge card
+        note = run_note({**llm, "protocol": protocol}, dims)
+        assert note[0].startswith("Judge openai/gpt-4o-mini is unmeasured") and note[-1] == FLAWS_HUMAN_NOTE
+        assert POOLED_NOTE not in note
     # the offline judge makes no calls: pooled changes nothing there, so nothing to say
     assert POOLED_NOTE not in run_note({"judge": {"judge": "offline"}, "protocol": "pooled"}, dims)
     assert FLAWS_HUMAN_NOTE in run_note({"judge": {"judge": "offline"}}, dims)
     no_flaws = [get_dimension("depth")]
-    assert run_note({**llm, "protocol": "economical"}, no_flaws) == []
+    assert FLAWS_HUMAN_NOTE not in run_note({**llm, "protocol": "economical"}, no_flaws)
     assert "human-only-bank" in FLAWS_HUMAN_NOTE and FLAWS_HUMAN_NOTE.count("\n") == 0

@@ -112,5 +112,5 @@ def test_comparison_with_few_pairs_still_shows_the_means(tmp_path):
     ]  # fmt: skip
     dims = [get_dimension("depth")]
     page = write_html(tmp_path, rows, summarize(rows, dims), dims, {}).read_text()
-    assert ("<td>sea</td><td>DoA</td><td>2</td><td>0.2500</td><td>0.7500</td><td>0.5000</td>"
-            "<td></td><td>not tested (&lt; 10 pairs)</td>") in page
+    assert ("<td>sea</td><td>depth</td><td>DoA</td><td>2</td><td>0.2500</td><td>0.7500</td>"
+            "<td>0.5000</td><td></td><td>not tested (&lt; 10 pairs)</td>") in page

@@ -33,12 +33,17 @@ def agreement(
     base_url: Annotated[str | None, typer.Option("--base-url", help="OpenAI-compatible server URL")] = None,
     config: Annotated[Path | None, typer.Option("--config", help="Judge config file")] = None,
     concurrency: Annotated[int, typer.Option("--concurrency", callback=setting("concurrency"))] = 8,
+    card: Annotated[
+        Path | None,
+        typer.Option("--card", help="Judge card to record the figures in (default: <cache>/judge_cards/<judge>.json "
+                     "for an LLM judge, which prism evaluate reads; the offline judge's card ships)"),
+    ] = None,
 ) -> None:
     """Print per-task agreement metrics (macro-F1, Spearman, accuracy) with counts."""
     from prism_review.agreement import get_dataset
 
     if dataset == "all":
-        _all(file, judge, limit, as_json, base_url, config, concurrency)
+        _all(file, judge, limit, as_json, base_url, config, concurrency, card)
         return
     try:  # the name first: a misspelt dataset is not a missing --file
         measure = get_dataset(dataset)
@@ -62,6 +67,7 @@ def agreement(
         measured = _run(_measure, file=file, dataset=dataset)
     metrics: dict[str, Any] = {"judge": judge, **measured}
     _warn_in_sample(metrics, file, judge)
+    _record(judge, dataset, file, measured, the_judge, card, metrics.get("warning"))
     if as_json:
         typer.echo(json.dumps(metrics, sort_keys=True))
     else:
@@ -142,6 +148,18 @@ def _warn_in_sample(metrics: dict[str, Any], file: Path, judge: str) -> None:
             typer.echo(f"warning: {metrics['warning']}", err=True)
 
 
+def _record(spec: str, dataset: str, file: Path, measured: dict[str, Any], the_judge: Any,
+            card: Path | None, in_sample: str | None) -> None:
+    """Keep what was measured in the judge's card (LLM judges, or any judge with ``--card``)."""
+    if spec == "offline" and card is None:
+        return
+    from prism_review.report.card_record import record
+
+    written = record(spec, dataset, file, measured, judge=the_judge, card=card, in_sample=in_sample)
+    if written is not None:
+        typer.echo(f"judge card: recorded {dataset} for {spec} in {written}", err=True)
+
+
 def _print_metrics(metrics: dict[str, Any]) -> None:
     width = max(len(k) for k in metrics)
     for k, v in metrics.items():
@@ -157,16 +175,19 @@ def _all(
     base_url: str | None,
     config: Path | None,
     concurrency: int,
+    card_path: Path | None = None,
 ) -> None:
     """Every built-in dataset on its standard file under ``folder``, then the fidelity card.
     A missing file is said and counted (exit 1), never silently left out."""
     from prism_review.agreement import DEFAULT_FILES, get_dataset
+    from prism_review.agreement.held_out import held_out
     from prism_review.report.fidelity import CardError, load_card, render_card
     from prism_review.shared_folder import DATA
 
     root = folder if folder is not None else DATA
     the_judge = _judge(judge, base_url, config, concurrency)
-    results: dict[str, Any] = {}
+    results: dict[str, Any] = {}  # held-out-style figures: dev files, cross-validated
+    in_sample: dict[str, Any] = {}  # fit, not agreement: apart, labelled
     missing: list[str] = []
     for name, rel in DEFAULT_FILES.items():
         path = root / rel
@@ -180,30 +201,56 @@ def _all(
 
         metrics: dict[str, Any] = {"file": str(path), **_run(_measure, file=path, dataset=name)}
         _warn_in_sample(metrics, path, judge)
-        results[name] = metrics
-        if not as_json:
-            typer.echo(f"## {name} ({path}) · judge {judge}")
-            _print_metrics(metrics)
+        _record(judge, name, path, metrics, the_judge, card_path, metrics.get("warning"))
+        if not metrics.get("warning"):
+            results[name] = metrics
+        else:
+            in_sample[name] = metrics
+
+            async def _held(p: Path = path, n: str = name) -> dict[str, Any]:
+                return await held_out(n, p, limit) or {}
+
+            cv = _run(_held, file=path, dataset=name)
+            if cv:
+                results[name] = {"file": str(path), **cv}
+        if not as_json and name in results:
+            proto = results[name].get("protocol")
+            typer.echo(f"## {name} ({path}) · judge {judge}" + (f" · {proto}" if proto else ""))
+            _print_metrics({k: v for k, v in results[name].items() if k not in {"file", "protocol"}})
             typer.echo("")
-    try:
-        card = load_card()
+    if in_sample and not as_json:
+        typer.echo("== In-sample figures: the offline judge was trained or tuned on these files, so they "
+                   "measure fit, not agreement (do not quote them; the held-out-style figures are above) ==")
+        for name, metrics in in_sample.items():
+            typer.echo(f"## in-sample · {name} ({metrics['file']}) · judge {judge}")
+            _print_metrics({k: v for k, v in metrics.items() if k != "file"})
+            typer.echo("")
+    from prism_review.report.judge_card import card_file, card_for
+
+    try:  # the offline judge's shipped card, else the card this command just recorded for the judge
+        card = load_card() if judge == "offline" and card_path is None else card_for(judge, card_path)
     except CardError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from exc
+    source = None if judge == "offline" and card_path is None else str(card_path or card_file(judge))
     if as_json:
         out = {
             "judge": judge,
-            "datasets": results,
+            "held_out": results,  # held-out-style: dev files and cross-validated figures
+            "in_sample": in_sample,  # measured on files the judge was trained or tuned on
             "skipped": missing,
             "fidelity_card": [
                 {"dimension": e.dimension, "metric": e.metric, "label": e.label, "class": e.cls,
                  "figure": e.figure, "command": e.command, "status": e.status, "owner": e.owner}
-                for e in card.entries
+                for e in (card.entries if card else ())
             ],
+            "card_file": source,
         }
         typer.echo(json.dumps(out, sort_keys=True))
+    elif card is None:
+        typer.echo(f"No judge card for {judge} yet: no dataset measured a column ({source})")
     else:
-        typer.echo(render_card(card))
+        typer.echo(render_card(card, source))
     for m in missing:
         typer.echo(f"skipped: {m}", err=True)
     if missing:

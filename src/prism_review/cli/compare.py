@@ -27,23 +27,9 @@ if TYPE_CHECKING:  # the CLI imports every command module at start-up: numpy loa
 
 
 def _metric_keys(dimension: str, rows: list[ResultRow], wanted: list[str] | None) -> list[str]:
-    present: list[str] = []
-    for r in rows:
-        for k, v in r.metrics.items():
-            if isinstance(v, int | float) and not isinstance(v, bool) and k not in present:
-                present.append(k)
-    if wanted:
-        return [k for k in wanted if k in present]
-    try:
-        from prism_review.dimensions.base import get_dimension
+    from prism_review.pipelines.family import family_metrics
 
-        dim = get_dimension(dimension)
-        # a dimension may name the metrics its comparison tests (one Holm family)
-        spec = list(getattr(dim, "compare_metrics", None) or [m.key for m in dim.metrics])
-    except KeyError:
-        spec = []
-    ordered = [k for k in spec if k in present]
-    return ordered or present
+    return family_metrics(_dimension(dimension), rows, wanted)
 
 
 def _check_metrics(rows: list[ResultRow], wanted: list[str] | None) -> None:
@@ -76,14 +62,18 @@ def compare_rows(
     metrics: list[str] | None = None,
     compat: bool = False,
     n_bootstrap: int = 10_000,
+    manifest: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The full comparison per dimension (what ``--json`` prints).
+
+    ``manifest`` (the run's) names the judge whose card classes each metric
+    (:mod:`prism_review.report.judge_card`); no finding on a not-informative one.
 
     ``a`` and ``b`` are Table-1 names (case-insensitive); an unknown one raises
     :class:`~prism_review.pipelines.pairing.UnknownGroup`.
     """
-    from prism_review.metrics import stats
-    from prism_review.pipelines import pairing
+    from prism_review.pipelines import family, pairing
+    from prism_review.report import judge_card
 
     by_dim: dict[str, list[ResultRow]] = defaultdict(list)
     for r in rows:
@@ -91,37 +81,22 @@ def compare_rows(
     dims = {d: _dimension(d) for d in by_dim}
     names = pairing.group_names(rows, dims)
     ga, gb = pairing.resolve(a, names), pairing.resolve(b, names)
+    judge = judge_card.judge_of(manifest) if manifest else "unknown (no manifest.json)"
+    card = judge_card.run_card(manifest) if manifest else None
+    classes = judge_card.column_classes(card, list(by_dim))
     out: dict[str, Any] = {
         "a": pairing.group_name(ga),
         "b": pairing.group_name(gb),
         "group_a": ga,
         "group_b": gb,
+        "judge": judge,
+        "judge_card": card is not None,
         "dimensions": {},
     }
     for dim, drows in sorted(by_dim.items()):
-        keys = _metric_keys(dim, [r for r in drows if r.status == "ok"], metrics)
-        papers = pairing.paired_papers(drows, dims[dim], keys, ga, gb)
-        spec = dims[dim]
-        lower = {m.key for m in spec.metrics if not m.higher_is_better} if spec else set()
-        res = stats.full_analysis(papers, keys, n_bootstrap=n_bootstrap, lower_is_better=lower)
-        _describe_untested(res, papers)
-        res["groups_present"] = [g for g in (ga, gb)
-                                 if any(r.status == "ok" and pairing.group_of(spec, r) == g for r in drows)]
-        res["subgroups"] = stats.subgroup_analysis(papers, keys, compat=compat)
-        res["metrics"] = keys
-        out["dimensions"][dim] = res
+        out["dimensions"][dim] = family.compare_pair(drows, dims[dim], ga, gb, metrics=metrics, compat=compat,
+                                                     n_bootstrap=n_bootstrap, classes=classes[dim])
     return out
-
-
-def _describe_untested(res: dict[str, Any], papers: list[Any]) -> None:
-    """Metrics with too few pairs for a test still get their means (descriptive, no p)."""
-    for m, r in res["per_metric"].items():
-        pairs = [p.values[m] for p in papers if p.values.get(m) is not None
-                 and None not in p.values[m]]
-        if r.get("skipped") and pairs:
-            ma = sum(float(x) for x, _ in pairs) / len(pairs)
-            mb = sum(float(y) for _, y in pairs) / len(pairs)
-            r.update(mean_a=round(ma, 4), mean_b=round(mb, 4), mean_diff=round(ma - mb, 4))
 
 
 def _f(v: Any, nd: int = 4) -> str:
@@ -130,8 +105,17 @@ def _f(v: Any, nd: int = 4) -> str:
 
 def render(result: dict[str, Any], by: str | None) -> str:
     """Plain-text tables of :func:`compare_rows`' result."""
+    from prism_review.report.judge_card import SHORT, no_finding_line
+
     a, b = result["a"], result["b"]
-    lines: list[str] = []
+    judge = result.get("judge", "?")
+    if result.get("judge_card"):
+        card = "classes per metric in the `card` column"
+    elif judge.startswith("unknown"):
+        card = "none (no manifest.json beside the results: every column unmeasured)"
+    else:
+        card = f"none (unmeasured; measure it with `prism agreement --judge {judge} --dataset ... --file ...`)"
+    lines: list[str] = [f"judge {judge} · card: {card}", ""]
     head = [
         "metric",
         "n",
@@ -142,6 +126,7 @@ def render(result: dict[str, Any], by: str | None) -> str:
         "p (Holm)",
         "delta",
         "magnitude",
+        "card",
     ]
     for dim, res in result["dimensions"].items():
         lines.append(f"== {dim}: {a} vs {b} ({res['n_papers']} paired papers)")
@@ -150,6 +135,10 @@ def render(result: dict[str, Any], by: str | None) -> str:
         if missing:
             lines += [f"{' and '.join(missing)}: no scored row in {dim}, so nothing to pair", ""]
             continue
+        fam = res.get("family") or {}
+        lines.append(f"Holm family: {a} vs {b} × {dim}'s {len(res['metrics'])} metric(s)"
+                     + (" (narrowed by --metric: p differs from the report's)" if fam.get("narrowed") else
+                        " (as in the report; docs/results.md)"))
         body = []
         untested = 0
         for m in res["metrics"]:
@@ -158,7 +147,8 @@ def render(result: dict[str, Any], by: str | None) -> str:
                 untested += 1
                 body.append([m, str(r["n_valid_pairs"]), _f(r.get("mean_a")), _f(r.get("mean_b")),
                              "-" if r.get("mean_diff") is None else f"{r['mean_diff']:+.4f}",
-                             "-", "-", "-", "no test (< 10 pairs)"])
+                             "-", "-", "-", "no test (< 10 pairs)",
+                             SHORT.get(r.get("card_class", ""), "unmeasured")])
                 continue
             ci = r["bootstrap_95ci"]
             sig = "*" if r["significant_after_correction"] else ""
@@ -173,6 +163,7 @@ def render(result: dict[str, Any], by: str | None) -> str:
                     f"{r['adjusted_p']:.4g}{sig}",
                     f"{r['cliffs_delta']:+.3f}",
                     r["cliffs_delta_magnitude"],
+                    SHORT.get(r.get("card_class", ""), "unmeasured"),
                 ]
             )
         lines.extend(_table(head, body))
@@ -184,6 +175,8 @@ def render(result: dict[str, Any], by: str | None) -> str:
         if untested:
             lines.append(f"{untested} metric(s) with fewer than 10 paired papers: their means are "
                          "shown, but no test, CI or delta (too few pairs to tell a real difference)")
+        if s.get("no_finding"):
+            lines.append(no_finding_line(judge, s["no_finding"]))
         key = {"decision": "by_decision", "tier": "by_quality_tier"}.get(by or "")
         if key:
             groups = res["subgroups"].get(key)
@@ -283,8 +276,11 @@ def compare(
     from prism_review.pipelines.pairing import UnknownGroup
 
     try:
+        from prism_review.report.judge_card import run_manifest
+
         result = compare_rows(
-            rows, a, b, metrics=metric or None, compat=compat, n_bootstrap=n_bootstrap
+            rows, a, b, metrics=metric or None, compat=compat, n_bootstrap=n_bootstrap,
+            manifest=run_manifest(run),
         )
     except UnknownGroup as exc:
         typer.echo(f"error: {exc}{_elsewhere(exc.name, every, rows)}", err=True)

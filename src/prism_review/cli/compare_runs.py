@@ -27,23 +27,37 @@ def _describe(path: Path) -> str:
     return f"{path} (judge {judge}, protocol {m.get('protocol') or 'not recorded'})"
 
 
+def _classes(result: dict[str, Any], runs: tuple[Path, Path]) -> None:
+    """Each metric's class on each run's judge card (``card_class``: ``{"a": ..., "b": ...}``)."""
+    from prism_review.report.judge_card import column_classes, run_card, run_manifest
+
+    cards = [column_classes(run_card(m) if (m := run_manifest(p)) else None, list(result)) for p in runs]
+    for dim, d in result.items():
+        for k, m in d["metrics"].items():
+            m["card_class"] = {"a": cards[0][dim].get(k, "unmeasured"), "b": cards[1][dim].get(k, "unmeasured")}
+
+
 def _f(v: Any) -> str:
     return "-" if v is None else f"{v:.3f}" if isinstance(v, float) else str(v)
 
 
 def render(result: dict[str, Any], names: tuple[str, str]) -> str:
-    lines = [f"A: {names[0]}", f"B: {names[1]}", ""]
+    from prism_review.report.judge_card import SHORT
+
+    lines = [f"A: {names[0]}", f"B: {names[1]}", "card A / B: each run's judge card class of the metric", ""]
     for dim, d in result.items():
         lines.append(f"## {dim}  (rows A {d['rows']['a']} ok {d['rows']['ok_a']}, "
                      f"B {d['rows']['b']} ok {d['rows']['ok_b']})")
-        lines.append("| metric | reviews | mean A | mean B | B−A | 95% CI | Spearman | Pearson | rankings kept |")
-        lines.append("|---|---|---|---|---|---|---|---|---|")
+        lines.append("| metric | reviews | mean A | mean B | B−A | 95% CI | Spearman | Pearson | rankings kept "
+                     "| card A / B |")
+        lines.append("|---|---|---|---|---|---|---|---|---|---|")
         for k, m in d["metrics"].items():
             rp = m["rankings_preserved"]
             kept = "-" if rp["share"] is None else f"{rp['share']:.2f} ({rp['preserved']}/{rp['pairs']})"
             ci = "-" if m["ci_lower"] is None else f"[{m['ci_lower']:.3f}, {m['ci_upper']:.3f}]"
             lines.append(f"| {k} | {m['n_reviews']} | {_f(m['mean_a'])} | {_f(m['mean_b'])} | "
-                         f"{_f(m['mean_diff'])} | {ci} | {_f(m['spearman'])} | {_f(m['pearson'])} | {kept} |")
+                         f"{_f(m['mean_diff'])} | {ci} | {_f(m['spearman'])} | {_f(m['pearson'])} | {kept} | "
+                         + " / ".join(SHORT.get(c, c) for c in m.get("card_class", {}).values()) + " |")
         lines.append("")
     return "\n".join(lines)
 
@@ -70,6 +84,7 @@ def compare_run_folders(runs: tuple[Path, Path], *, dimension: str | None, venue
     if not any(m["n_reviews"] for d in result.values() for m in d["metrics"].values()):
         typer.echo("error: the two runs have no scored review in common", err=True)
         raise typer.Exit(1)
+    _classes(result, runs)
     if as_json:
         typer.echo(json.dumps({"a": str(runs[0]), "b": str(runs[1]), "dimensions": result}, sort_keys=True))
     else:

@@ -13,7 +13,7 @@ import csv
 import io
 import math
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -151,9 +151,11 @@ def system_label(system: str) -> str:
 
 
 def table(
-    summary: list[SummaryRow], dims: list[Dimension], *, venue: str = "ALL", headline_only: bool
+    summary: list[SummaryRow], dims: list[Dimension], *, venue: str = "ALL", headline_only: bool,
+    marks: Mapping[tuple[str, str], str] | None = None,
 ) -> tuple[list[str], list[list[str]]]:
-    """Header and body of a system × metric table for one venue view."""
+    """Header and body of a system × metric table for one venue view; ``marks`` maps a
+    (dimension, metric) to the judge card's class marker its cells carry (e.g. ``†``)."""
     specs: list[tuple[Dimension, MetricSpec]] = [
         (d, s) for d in dims for s in (headline_specs(d) if headline_only else d.metrics)
     ]
@@ -172,7 +174,9 @@ def table(
         line = [system_label(system)]
         for d, s in specs:
             r = cells.get((d.name, system, s.key))
-            line.append(Stat(mean=r.mean, sd=r.sd, n=r.n).fmt(s) if r else "–")
+            cell = Stat(mean=r.mean, sd=r.sd, n=r.n).fmt(s) if r else "–"
+            mark = (marks or {}).get((d.name, s.key), "")
+            line.append(cell + mark if mark and cell != "–" else cell)
         body.append(line)
     return header, body
 
@@ -215,6 +219,7 @@ def write_markdown(
     manifest: dict[str, Any],
     notes: list[str] | None = None,
     table1_note: list[str] | None = None,
+    marks: Mapping[tuple[str, str], str] | None = None,
 ) -> str:
     """Write ``summary.md`` (Table 1, one table per dimension and venue, then ``notes``).
 
@@ -235,7 +240,7 @@ def write_markdown(
         "",
         "## Table 1 (headline metrics)",
         "",
-        markdown_table(*table(summary, dims, headline_only=True)),
+        markdown_table(*table(summary, dims, headline_only=True, marks=marks)),
         "",
         *[f"- {line}" for line in legend],
         *([""] if legend else []),
@@ -246,10 +251,10 @@ def write_markdown(
     if note:
         parts += [note[0], "", *note[1:], ""]
     for d in dims:
-        parts += [f"## {d.label}", "", markdown_table(*table(summary, [d], headline_only=False)), ""]
+        parts += [f"## {d.label}", "", markdown_table(*table(summary, [d], headline_only=False, marks=marks)), ""]
     venues = sorted({r.venue for r in summary if r.venue != "ALL"})
     for v in venues:
-        parts += [f"## {v}", "", markdown_table(*table(summary, dims, venue=v, headline_only=True)), ""]
+        parts += [f"## {v}", "", markdown_table(*table(summary, dims, venue=v, headline_only=True, marks=marks)), ""]
     if notes:
         parts += ["## Not in the tables", "", *[f"- {n}" for n in notes], ""]
     text = "\n".join(parts)

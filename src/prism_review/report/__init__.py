@@ -16,6 +16,7 @@ from prism_review.dimensions.base import Dimension, get_dimension
 from prism_review.pipelines.results import read_results
 from prism_review.pipelines.summary import SummaryRow, summarize, table, write_csv, write_markdown
 from prism_review.report.fidelity import run_note
+from prism_review.report.judge_card import table_marks
 
 
 @dataclass
@@ -28,11 +29,15 @@ class RunReport:
     manifest: dict[str, Any]
 
     def tables(self, *, by_venue: bool = False) -> list[tuple[str, list[str], list[list[str]]]]:
-        """(title, header, body) of Table 1, then one per venue when ``by_venue``."""
-        out = [("Table 1 (all venues)", *table(self.summary, self.dims, headline_only=True))]
+        """(title, header, body) of Table 1, then one per venue when ``by_venue``; cells carry
+        the judge card's class marker (:func:`prism_review.report.judge_card.table_marks`)."""
+        from prism_review.report.judge_card import table_marks
+
+        marks = table_marks(self.manifest)
+        out = [("Table 1 (all venues)", *table(self.summary, self.dims, headline_only=True, marks=marks))]
         if by_venue:
             for v in sorted({r.venue for r in self.summary if r.venue != "ALL"}):
-                out.append((v, *table(self.summary, self.dims, venue=v, headline_only=True)))
+                out.append((v, *table(self.summary, self.dims, venue=v, headline_only=True, marks=marks)))
         return out
 
 
@@ -81,6 +86,12 @@ def write_run_outputs(out: Path, *, by_venue: bool = False, html: bool = True) -
     rows = read_results(out)
     missing: list[str] = []
     dims = run_dimensions(manifest, {r.dimension for r in rows}, missing)
+    if manifest:  # which card vouches for each Table-1 column, and what it says
+        from prism_review.atomic import write_text
+        from prism_review.report.judge_card import manifest_card
+
+        manifest["judge_card"] = manifest_card(manifest, dims)
+        write_text(out / "manifest.json", json.dumps(manifest, indent=2, default=str))
     summary = summarize(rows, dims, by_venue=False)
     if by_venue:
         summary += summarize(rows, dims, by_venue=True)
@@ -89,7 +100,7 @@ def write_run_outputs(out: Path, *, by_venue: bool = False, html: bool = True) -
               judge=str(judge) if judge is not None else None)
     text = write_markdown(summary, dims, out / "summary.md", manifest=manifest,
                           notes=_skip_notes(manifest) + _notes(rows, missing, dims),
-                          table1_note=run_note(manifest, dims))
+                          table1_note=run_note(manifest, dims), marks=table_marks(manifest))
     if html:
         from prism_review.report.html import write_html
 

@@ -15,113 +15,21 @@ measurement). This module loads and checks the card and renders it for the conso
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass
-from functools import lru_cache
-from importlib import resources
-from pathlib import Path
 from typing import Any
 
 from prism_review.pipelines.summary import headline_specs
-
-CLASSES: dict[str, str] = {
-    "comparable": "comparable to PRISM's scale",
-    "ranking_only": "ranking only (orders systems; the absolute level differs from PRISM's)",
-    "not_informative": "not informative offline",
-}
-STATUSES = ("measured", "provisional")
-CARD_FILE = "fidelity_card.json"
-
-
-class CardError(ValueError):
-    """The card file is malformed (names the file and the entry)."""
-
-
-@dataclass(frozen=True)
-class Entry:
-    """One metric's place on the card."""
-
-    dimension: str
-    metric: str
-    label: str
-    cls: str
-    figure: str
-    command: str
-    status: str
-    owner: str
-
-    @property
-    def comparable(self) -> bool:
-        return self.cls == "comparable"
-
-
-@dataclass(frozen=True)
-class Card:
-    """The whole card: which judge it describes, its classification rule and its entries."""
-
-    judge: str
-    rule: str
-    entries: tuple[Entry, ...]
-
-    def get(self, dimension: str, metric: str) -> Entry | None:
-        for e in self.entries:
-            if e.dimension == dimension and e.metric == metric:
-                return e
-        return None
-
-
-_FIELDS = ("dimension", "metric", "label", "class", "figure", "command", "status", "owner")
-
-
-def parse_card(data: dict[str, Any], source: str = CARD_FILE) -> Card:
-    """Check and build a :class:`Card` from the card's JSON content."""
-    if not isinstance(data, dict) or not isinstance(data.get("entries"), list):
-        raise CardError(f"{source}: expected an object with an 'entries' list")
-    entries = []
-    seen: set[tuple[str, str]] = set()
-    for i, raw in enumerate(data["entries"]):
-        where = f"{source}: entries[{i}]"
-        if not isinstance(raw, dict):
-            raise CardError(f"{where}: not an object")
-        missing = [f for f in _FIELDS if not isinstance(raw.get(f), str) or not raw[f].strip()]
-        if missing:
-            raise CardError(f"{where}: missing or empty field(s) {', '.join(missing)}")
-        if raw["class"] not in CLASSES:
-            raise CardError(f"{where}: class {raw['class']!r} is not one of {', '.join(CLASSES)}")
-        if raw["status"] not in STATUSES:
-            raise CardError(f"{where}: status {raw['status']!r} is not one of {', '.join(STATUSES)}")
-        key = (raw["dimension"], raw["metric"])
-        if key in seen:
-            raise CardError(f"{where}: {key[0]}.{key[1]} appears twice")
-        seen.add(key)
-        entries.append(
-            Entry(
-                dimension=raw["dimension"],
-                metric=raw["metric"],
-                label=raw["label"],
-                cls=raw["class"],
-                figure=raw["figure"],
-                command=raw["command"],
-                status=raw["status"],
-                owner=raw["owner"],
-            )
-        )
-    return Card(judge=str(data.get("judge", "offline")), rule=str(data.get("rule", "")), entries=tuple(entries))
-
-
-def card_path() -> Path:
-    return Path(str(resources.files("prism_review") / "resources" / CARD_FILE))
-
-
-@lru_cache(maxsize=2)
-def load_card(path: str | None = None) -> Card:
-    """The shipped card (or the one at ``path``)."""
-    p = Path(path) if path else card_path()
-    try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise CardError(f"{p}: cannot read the fidelity card ({exc})") from exc
-    return parse_card(data, str(p))
+from prism_review.report.card_model import (  # noqa: F401  (the card's model lives there; re-exported)
+    CARD_FILE,
+    CLASSES,
+    MARKERS,
+    STATUSES,
+    Card,
+    CardError,
+    Entry,
+    card_path,
+    load_card,
+    parse_card,
+)
 
 
 def is_offline(manifest: dict[str, Any]) -> bool:
@@ -155,14 +63,15 @@ def table1_note(columns: list[tuple[str, str]], card: Card | None = None) -> lis
             lines.append(f"- {key}: no fidelity-card entry (unmeasured)")
             continue
         tag = "" if e.status == "measured" else " [provisional]"
-        lines.append(f"- {e.label}: {CLASSES[e.cls]}{tag}. {e.figure}")
+        lines.append(f"- {e.label}{MARKERS.get(e.cls, '')}: {CLASSES[e.cls]}{tag}. {e.figure}")
     return lines
 
 
-def render_card(card: Card | None = None) -> str:
-    """The whole card as plain text (``prism agreement --dataset all``)."""
+def render_card(card: Card | None = None, source: str | None = None) -> str:
+    """The whole card as plain text (``prism agreement --dataset all``); ``source``: its file
+    (default: the shipped one)."""
     card = card or load_card()
-    lines = [f"Fidelity card of the {card.judge} judge (resources/{CARD_FILE})"]
+    lines = [f"{'Fidelity' if source is None else 'Judge'} card of the {card.judge} judge ({source or 'resources/' + CARD_FILE})"]
     if card.rule:
         lines.append(f"Rule: {card.rule}")
     for e in card.entries:
@@ -209,8 +118,18 @@ def invariance_note(manifest: dict[str, Any], dims: list[Any]) -> list[str]:
 def run_note(manifest: dict[str, Any], dims: list[Any]) -> list[str]:
     """The note under a run's Table 1: a heading line, then ``- `` items: the card's lines for
     an offline-judge run, then :func:`invariance_note`'s (empty: nothing to say)."""
-    card = table1_note(table1_columns(dims)) if is_offline(manifest) else []
+    if is_offline(manifest):
+        card = table1_note(table1_columns(dims))
+    else:
+        from prism_review.report.judge_card import judge_note
+
+        card = judge_note(manifest, dims) if dims else []
     extra = invariance_note(manifest, dims)
+    from prism_review.report.judge_card import legend, table_marks
+
+    key = legend(table_marks(manifest)) if card else None
+    if key:
+        card = [card[0], f"- {key}", *card[1:]]
     if not extra:
         return card
     return [*card, *extra] if card else ["Reading Table 1:", *extra]

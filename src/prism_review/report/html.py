@@ -13,15 +13,17 @@ from markupsafe import Markup
 
 from prism_review.atomic import write_text
 from prism_review.dimensions.base import Dimension, ResultRow
-from prism_review.pipelines.pairing import group_names, pair
+from prism_review.pipelines.pairing import group_names
 from prism_review.pipelines.summary import (
     SummaryRow,
     headline_specs,
+    system_label,
     system_order,
     table,
 )
 from prism_review.report.fidelity import run_note
 from prism_review.report.figures import distributions, headline_bars
+from prism_review.report.judge_card import MARKERS, column_classes, judge_of, run_card, table_marks
 from prism_review.systems.registry import HUMAN
 
 MAX_BROWSE_PAPERS = 200
@@ -30,8 +32,14 @@ MAX_BROWSE_PAPERS = 200
 def html_table(header: list[str], body: list[list[str]]) -> Markup:
     """A table in a box that scrolls sideways when it is wider than the page."""
     h = "".join(f"<th>{_html.escape(c)}</th>" for c in header)
-    b = "".join("<tr>" + "".join(f"<td>{_html.escape(c)}</td>" for c in row) + "</tr>" for row in body)
+    b = "".join("<tr>" + "".join(_td(c) for c in row) + "</tr>" for row in body)
     return Markup(f'<div class="tbl"><table><thead><tr>{h}</tr></thead><tbody>{b}</tbody></table></div>')
+
+
+def _td(cell: str) -> str:
+    """A cell; one carrying a judge-card marker (ranking only, not informative) is greyed."""
+    weak = any(cell.endswith(m) for m in MARKERS.values())
+    return f'<td class="card-weak">{_html.escape(cell)}</td>' if weak else f"<td>{_html.escape(cell)}</td>"
 
 
 def json_island(value: Any) -> Markup:
@@ -57,50 +65,60 @@ def _fmt(v: Any) -> str:
     return str(v)
 
 
-def comparisons(rows: list[ResultRow], dims: list[Dimension]) -> Markup | None:
-    """Each system vs Human on the Table-1 metrics, paired by paper (Holm within a system)."""
-    from prism_review.metrics.stats import paired_analysis
+def comparisons(rows: list[ResultRow], dims: list[Dimension],
+                classes: dict[str, dict[str, str]] | None = None, judge: str = "?") -> Markup | None:
+    """Each system vs Human, paired by paper, one Holm family per system and dimension
+    (:mod:`prism_review.pipelines.family`, the same families and p-values as ``prism compare``)."""
+    from prism_review.pipelines.family import compare_pair
+    from prism_review.report.judge_card import SHORT, no_finding_line
 
-    header = ["System", "Metric", "n pairs", "Human", "System", "Diff", "95% CI", "p (Holm)", "Cliff's δ"]
+    header = ["System", "Dimension", "Metric", "n pairs", "Human", "System", "Diff", "95% CI", "p (Holm)",
+              "Cliff's δ", "Card"]
     body: list[list[str]] = []
-    per_system: dict[str, dict[str, list[tuple[float, float]]]] = defaultdict(dict)
-    labels: dict[str, str] = {}
-    for d in dims:
-        drows = [r for r in rows if r.dimension == d.name]
-        systems = group_names(drows, {d.name: d}).values()
-        for spec in headline_specs(d):
-            key = f"{d.name}.{spec.key}"
-            labels[key] = spec.label
-            for system in systems:
-                if system == HUMAN:
-                    continue
-                pairs = pair(drows, d, spec.key, system, HUMAN)
-                if pairs:
-                    per_system[system][key] = [(va, vb) for _, va, vb in pairs]
-    for system in system_order(per_system):
-        res = paired_analysis(per_system[system])["per_metric"]
-        for key, r in res.items():
-            if r.get("skipped"):  # the means still show; only the test needs 10 pairs
-                few = per_system[system][key]
-                ma, mb = (sum(p[i] for p in few) / len(few) for i in (0, 1))
-                body.append([system, labels[key], str(r["n_valid_pairs"]), _fmt(mb), _fmt(ma),
-                             _fmt(ma - mb), "", "not tested (< 10 pairs)", ""])
+    no_finding: list[str] = []
+    by_dim = {d.name: [r for r in rows if r.dimension == d.name] for d in dims}
+    names = {d.name: group_names(by_dim[d.name], {d.name: d}) for d in dims}
+    systems = system_order({g for n in names.values() for g in n.values()})
+    for system in systems:
+        if system == HUMAN:
+            continue
+        for d in dims:
+            if system not in names[d.name].values() or HUMAN not in names[d.name].values():
                 continue
-            ci = r["bootstrap_95ci"]
-            body.append(
-                [
-                    system,
-                    labels[key],
-                    str(r["n_valid_pairs"]),
-                    _fmt(r["mean_b"]),
-                    _fmt(r["mean_a"]),
-                    _fmt(r["mean_diff"]),
-                    f"[{_fmt(ci['ci_lower'])}, {_fmt(ci['ci_upper'])}]",
-                    _fmt(r["adjusted_p"]) + (" *" if r["significant_after_correction"] else ""),
-                    f"{_fmt(r['cliffs_delta'])} ({r['cliffs_delta_magnitude']})",
-                ]
-            )
-    return html_table(header, body) if body else None
+            res = compare_pair(by_dim[d.name], d, system, HUMAN, classes=(classes or {}).get(d.name))
+            if not res["n_papers"]:  # no paper has both (e.g. a panel-reference group): nothing to show
+                continue
+            labels = {s.key: s.label for s in d.metrics}
+            no_finding += [f"{d.name}.{m}" for m in res["summary"]["no_finding"] if f"{d.name}.{m}" not in no_finding]
+            for key in res["metrics"]:
+                r = res["per_metric"][key]
+                label = labels.get(key, key)
+                card = SHORT.get(r["card_class"], "unmeasured")
+                if r.get("skipped"):  # the means still show; only the test needs 10 pairs
+                    body.append([system_label(system), d.name, label, str(r["n_valid_pairs"]),
+                                 _fmt(r.get("mean_b")), _fmt(r.get("mean_a")), _fmt(r.get("mean_diff")),
+                                 "", "not tested (< 10 pairs)", "", card])
+                    continue
+                ci = r["bootstrap_95ci"]
+                body.append(
+                    [
+                        system_label(system),
+                        d.name,
+                        label,
+                        str(r["n_valid_pairs"]),
+                        _fmt(r["mean_b"]),
+                        _fmt(r["mean_a"]),
+                        _fmt(r["mean_diff"]),
+                        f"[{_fmt(ci['ci_lower'])}, {_fmt(ci['ci_upper'])}]",
+                        _fmt(r["adjusted_p"]) + (" *" if r["significant_after_correction"] else ""),
+                        f"{_fmt(r['cliffs_delta'])} ({r['cliffs_delta_magnitude']})",
+                        card,
+                    ]
+                )
+    if not body:
+        return None
+    note = f'<p class="meta">{_html.escape(no_finding_line(judge, no_finding))}</p>' if no_finding else ""
+    return Markup(html_table(header, body) + Markup(note))
 
 
 def write_html(
@@ -119,9 +137,11 @@ def write_html(
     )
     tpl = env.get_template("report.html.j2")
     pooled = [r for r in summary if r.venue == "ALL"]
-    dim_tables = [(d.label, html_table(*table(pooled, [d], headline_only=False))) for d in dims]
+    marks = table_marks(manifest)
+    dim_tables = [(d.label, html_table(*table(pooled, [d], headline_only=False, marks=marks))) for d in dims]
     venues = sorted({r.venue for r in summary if r.venue != "ALL"})
-    venue_tables = [(v, html_table(*table(summary, dims, venue=v, headline_only=True))) for v in venues]
+    venue_tables = [(v, html_table(*table(summary, dims, venue=v, headline_only=True, marks=marks)))
+                    for v in venues]
     papers: dict[tuple[str, str], list[ResultRow]] = defaultdict(list)
     for r in rows:
         papers[(r.venue, r.paper_id)].append(r)
@@ -181,13 +201,14 @@ def write_html(
         n_unscored=sum(1 for r in rows if r.status == "unscored"),
         n_not_ok=len(unscored),
         not_scored=unscored,
-        table1=html_table(*table(pooled, dims, headline_only=True)),
+        table1=html_table(*table(pooled, dims, headline_only=True, marks=marks)),
         fidelity_note=run_note(manifest, dims),
         bars=headline_bars(summary, dims, out),
         dists=distributions(rows, dims, out),
         dim_tables=dim_tables,
         venue_tables=venue_tables,
-        comparisons=comparisons(rows, dims),
+        comparisons=comparisons(rows, dims, column_classes(run_card(manifest), [d.name for d in dims]),
+                                judge_of(manifest)),
         browse=browse,
         browse_truncated=len(papers) > MAX_BROWSE_PAPERS,
         review_texts=[(tid, json_island(texts[k])) for k, tid in text_ids.items()],
