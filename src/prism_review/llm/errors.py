@@ -83,3 +83,15 @@ class TransportError(ProviderError):
     def __init__(self, step: str, message: str) -> None:
         super().__init__(f"{step}: no reply from the model: {message}", retryable=True)
         self.step = step
+
+
+class TransientFailure(TransportError):
+    """A step got replies, but only unusable ones that the model never repeated (invalid JSON,
+    a reply cut short, an answer off the schema), after every retry: a fault, not an answer.
+    Raised by the judge like :class:`TransportError`, so the unit is not written, nothing is
+    memoised, and the next run in the same folder computes it again; counted in the judge's
+    ``transient`` total, apart from the deterministic ``unscored`` steps."""
+
+    def __init__(self, step: str, message: str) -> None:
+        ProviderError.__init__(self, f"{step}: {message}", retryable=True)
+        self.step = step
