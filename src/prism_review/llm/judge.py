@@ -60,6 +60,7 @@ from prism_review.llm.parse import (
     parse_json_object,
     response_schema,
     schema_name,
+    type_mismatch,
 )
 from prism_review.llm.pricing import PriceTable
 from prism_review.llm.provider import (
@@ -234,7 +235,11 @@ class LLMJudge:
         out, error = None, outcome.error
         if outcome.text is not None:
             try:
-                out = step.Output.model_validate(parse_json_object(outcome.text))
+                obj = parse_json_object(outcome.text)
+                wrong = type_mismatch(obj, req.schema)
+                if wrong:  # off the schema, whatever a lenient validator would make of it
+                    raise ReplyParseError(f"the JSON does not match the schema: {wrong}")
+                out = step.Output.model_validate(obj)
             except (ReplyParseError, ValidationError) as exc:
                 error = short_error(exc)
         if self.audit is not None:

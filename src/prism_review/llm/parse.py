@@ -229,3 +229,61 @@ def apply_enums(schema: dict[str, Any], enums: dict[str, list[Any]]) -> dict[str
 
     walk(out)
     return out
+
+
+def _fits(value: Any, kind: str) -> bool:
+    if kind == "string":
+        return isinstance(value, str)
+    if kind in ("integer", "number"):  # a numeric string is what a lax validator coerces
+        if isinstance(value, str):
+            try:
+                float(value)
+            except ValueError:
+                return False
+            return True
+        return isinstance(value, int | float) and not isinstance(value, bool)
+    if kind == "boolean":
+        return isinstance(value, bool) or value in (0, 1, "true", "false")
+    if kind == "array":
+        return isinstance(value, list)
+    if kind == "object":
+        return isinstance(value, dict)
+    return value is None if kind == "null" else True
+
+
+def type_mismatch(value: Any, schema: dict[str, Any] | None, root: dict[str, Any] | None = None,
+                  path: str = "") -> str | None:
+    """Where ``value`` has a JSON type the response ``schema`` does not allow (a list for a
+    string, a word for a number, a string for an object...), or None. Only types are checked
+    (through properties, items, ``$ref`` and ``anyOf``), not enums, bounds or missing keys,
+    which the step's own model validates leniently: an answer of the wrong shape is an
+    unusable reply even when a lenient validator would coerce it."""
+    if not isinstance(schema, dict):
+        return None
+    root = schema if root is None else root
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/"):
+        node: Any = root
+        for part in ref[2:].split("/"):
+            node = node.get(part, {}) if isinstance(node, dict) else {}
+        return type_mismatch(value, node, root, path)
+    branches = schema.get("anyOf") or schema.get("oneOf")
+    if isinstance(branches, list) and branches:
+        found = [type_mismatch(value, b, root, path) for b in branches]
+        return None if any(f is None for f in found) else found[0]
+    kinds = schema.get("type")
+    kinds = [kinds] if isinstance(kinds, str) else kinds
+    if isinstance(kinds, list) and kinds and not any(_fits(value, k) for k in kinds):
+        return f"{path or '<root>'}: a {type(value).__name__} where the schema wants {'/'.join(kinds)}"
+    if isinstance(value, dict):
+        for key, sub in (schema.get("properties") or {}).items():
+            if key in value:
+                found_in = type_mismatch(value[key], sub, root, f"{path}.{key}".lstrip("."))
+                if found_in:
+                    return found_in
+    if isinstance(value, list) and isinstance(schema.get("items"), dict):
+        for i, item in enumerate(value):
+            found_at = type_mismatch(item, schema["items"], root, f"{path}[{i}]")
+            if found_at:
+                return found_at
+    return None
