@@ -242,3 +242,28 @@ def test_a_batch_run_reports_each_input_problem_once(servers, tmp_path):
     assert len([r for r in rows if "reviews_json" in r.get("error", "")]) == 1, rows
     manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
     assert manifest["totals"]["inputs_skipped"] == 1
+
+
+def test_a_batch_run_counts_each_re_ask_once(servers, tmp_path):
+    # before: a deferred unit re-runs its finished steps on every pass, and each pass counted
+    # their re-asks again (23 reported where the live run made 3)
+    def first_asks_unusable(server: LLMServer) -> LLMServer:
+        def reply(body: dict[str, Any]) -> Any:
+            last = body["messages"][-1]["content"]
+            return "nope" if "could not be used" not in last else server.default_reply(body)
+        return server.set_responder(reply)
+
+    cfg = _config(tmp_path)
+    live_server, batch_server = first_asks_unusable(servers()), first_asks_unusable(servers())
+    dims = ("--dimension", "novelty")
+    assert _evaluate(live_server, tmp_path / "live", tmp_path / "c1", cfg, *dims).exit_code == 0
+    res = _evaluate(batch_server, tmp_path / "batch", tmp_path / "c2", cfg, *dims, "--batch")
+    assert res.exit_code == 0, res.output
+    live, batch = _stats(tmp_path / "live"), _stats(tmp_path / "batch")
+    repairs = sum(1 for r in live_server.requests
+                  if "could not be used" in r.body["messages"][-1]["content"])
+    assert live["reasks"] == repairs > 0
+    assert batch["reasks"] == live["reasks"] and batch["unscored"] == live["unscored"]
+    record = json.loads((tmp_path / "batch" / "batches.json").read_text())["batches"]
+    assert len(record) >= 3  # the units were deferred over several passes
+    assert _by_unit(tmp_path / "batch") == _by_unit(tmp_path / "live")

@@ -244,19 +244,18 @@ def _fits(value: Any, kind: str) -> bool:
         return isinstance(value, int | float) and not isinstance(value, bool)
     if kind == "boolean":
         return isinstance(value, bool) or value in (0, 1, "true", "false")
-    if kind == "array":
-        return isinstance(value, list)
-    if kind == "object":
-        return isinstance(value, dict)
+    if kind in ("array", "object"):  # either container: lenient models read both shapes
+        return isinstance(value, list | dict)
     return value is None if kind == "null" else True
 
 
 def type_mismatch(value: Any, schema: dict[str, Any] | None, root: dict[str, Any] | None = None,
                   path: str = "") -> str | None:
     """Where ``value`` has a JSON type the response ``schema`` does not allow (a list for a
-    string, a word for a number, a string for an object...), or None. Only types are checked
+    string, a word for a number, a string for a list...), or None. Only types are checked
     (through properties, items, ``$ref`` and ``anyOf``), not enums, bounds or missing keys,
-    which the step's own model validates leniently: an answer of the wrong shape is an
+    which the step's own model validates leniently, and a list and an object stand for each
+    other (a step's model may read a mapping as either): an answer of the wrong type is an
     unusable reply even when a lenient validator would coerce it."""
     if not isinstance(schema, dict):
         return None

@@ -32,9 +32,9 @@ KINDS = ("429", "500", "disconnect", "cut", "invalid_json", "early_length", "off
 
 
 def _wrong(value: Any, nonce: int) -> Any:
-    """A value of another JSON type than ``value`` (a string for a list or number, a list for
-    a string, object or null)."""
-    if isinstance(value, bool | int | float | list):
+    """A value of another JSON type than ``value``: a word for a container, number or boolean,
+    a list for a string or null."""
+    if isinstance(value, bool | int | float | list | dict):
         return f"n/a-{nonce}"
     return [nonce]
 
