@@ -53,12 +53,13 @@ def servers():
     faulty.stop()
 
 
-def _evaluate(server: LLMServer, out: Path, cache: Path, protocol: str) -> dict[str, Any]:
+def _evaluate(server: LLMServer, out: Path, cache: Path, protocol: str,
+              dims: str = DIMS, code: int = 0) -> dict[str, Any]:
     res = CliRunner().invoke(app, [
         "evaluate", "--judge", f"openai-compatible/test-model@{server.base_url}",
-        *(f"--dimension={d}" for d in DIMS.split(",")), "--limit", "3", "--protocol", protocol, "--out", str(out),
+        *(f"--dimension={d}" for d in dims.split(",")), "--limit", "3", "--protocol", protocol, "--out", str(out),
         "--cache-dir", str(cache), "--quiet", "--no-report"])
-    assert res.exit_code == 0, res.output
+    assert res.exit_code == code, res.output
     return json.loads((out / "manifest.json").read_text())["totals"]  # type: ignore[no-any-return]
 
 
@@ -96,3 +97,25 @@ def test_faults_of_every_kind_change_no_row(servers, tmp_path):
         _evaluate(faulty, tmp_path / f"again-{protocol}", cache, protocol)
         assert _rows(tmp_path / f"again-{protocol}") == want
     assert set(faulty.faults.injected) >= set(KINDS), faulty.faults.injected  # every kind met
+
+
+def test_a_unit_failed_by_faults_only_is_left_for_the_next_run_and_counted(tmp_path):
+    # every reply unusable and never the same: no step is unscored (that is for deterministic
+    # outcomes), every unit is left unwritten and counted as failed transiently, nothing is
+    # cached or memoised, and the next run in the same folder computes them
+    clean = _server(None)
+    faulty = _server(FaultMix(1.0, seed=1, kinds=("invalid_json", "cut", "off_schema")))
+    try:
+        _evaluate(clean, tmp_path / "clean", tmp_path / "clean-cache", "economical", "novelty")
+        out, cache = tmp_path / "run", tmp_path / "cache"
+        totals = _evaluate(faulty, out, cache, "economical", "novelty", code=1)
+        stats = totals["judge_stats"]
+        assert stats["transient"] > 0 and stats["unscored"] == 0 and totals["units_failed"] > 0
+        assert not (out / "results.jsonl").exists()  # no failure is a row
+        assert not list(out.glob("memo/**/*.json"))  # nor a memoised piece
+        faulty.faults = None  # the faults are gone: the same folder finishes the run
+        _evaluate(faulty, out, cache, "economical", "novelty")
+        assert _rows(out) == _rows(tmp_path / "clean")
+    finally:
+        clean.stop()
+        faulty.stop()
