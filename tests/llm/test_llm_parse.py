@@ -138,11 +138,12 @@ def test_type_mismatch_finds_an_answer_of_the_wrong_json_type():
     schema = {"type": "object", "$defs": {"E": {"type": "object", "properties": {
                   "label": {"type": "string"}, "score": {"type": "integer"}}}},
               "properties": {"items": {"type": "array", "items": {"$ref": "#/$defs/E"}},
+                             "best": {"$ref": "#/$defs/E"},
                              "note": {"anyOf": [{"type": "string"}, {"type": "null"}]}}}
-    good = {"items": [{"label": "a", "score": 2}, {"label": "b", "score": "3"}], "note": None}
-    assert type_mismatch(good, schema) is None
+    good = {"items": [{"label": "a", "score": 2}, 1], "best": {"score": "3"}, "note": None}
+    assert type_mismatch(good, schema) is None  # list items are the step's to read
     assert type_mismatch({"items": {"k": "v"}}, schema) is None  # a mapping for a list: read
-    assert "items[1].label" in type_mismatch({"items": [{}, {"label": [7]}]}, schema)
-    assert "items[0].score" in type_mismatch({"items": [{"score": "n/a-3"}]}, schema)
+    assert "best.label" in type_mismatch({"best": {"label": [7]}}, schema)
+    assert "best.score" in type_mismatch({"best": {"score": "n/a-3"}}, schema)
     assert "items" in type_mismatch({"items": "n/a"}, schema)
     assert "note" in type_mismatch({"note": [1]}, schema)

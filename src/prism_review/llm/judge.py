@@ -191,10 +191,11 @@ class LLMJudge:
         A malformed reply (:func:`~prism_review.llm.transient.malformed`) is a transient failure:
         it is dropped from the cache and the same request is sent again, within the retries the
         ask has left (``max_retries``, shared with the transport retries), unless the model
-        repeats a reply it already gave (then that reply is its answer). The outcome's
+        repeats a reply it already gave, or cuts one with ``"length"`` at the same length again
+        (then that reply is its answer). The outcome's
         ``transient`` says the last reply is unusable and was never confirmed so."""
         left = int(self.settings.get("max_retries"))
-        seen: set[str] = set()
+        seen: set[Any] = set()
         fresh = sent = False
         while True:
             outcome, out, error = await self._ask_once(step, api, req, usage, ids, purpose,
@@ -205,8 +206,11 @@ class LLMJudge:
             if out is not None or not malformed(outcome, req):
                 break
             await self.calls.forget(outcome.key)  # nothing failed is cached
-            text = outcome.text or ""
-            if text in seen:  # the model's own answer, twice: not a fault
+            # the model's own answer, twice, is not a fault: the same text, or a cut at the
+            # same length (an output limit the server does not report)
+            text = (outcome.completion_tokens if outcome.finish_reason == "length"
+                    else outcome.text or "")
+            if text in seen:
                 break
             if left <= 0:
                 outcome.transient = True

@@ -232,6 +232,8 @@ def apply_enums(schema: dict[str, Any], enums: dict[str, list[Any]]) -> dict[str
 
 
 def _fits(value: Any, kind: str) -> bool:
+    if value is None:  # a null is a missing value, which a step's model reads (or refuses)
+        return True
     if kind == "string":
         return isinstance(value, str)
     if kind in ("integer", "number"):  # a numeric string is what a lax validator coerces
@@ -246,16 +248,17 @@ def _fits(value: Any, kind: str) -> bool:
         return isinstance(value, bool) or value in (0, 1, "true", "false")
     if kind in ("array", "object"):  # either container: lenient models read both shapes
         return isinstance(value, list | dict)
-    return value is None if kind == "null" else True
+    return kind != "null"
 
 
 def type_mismatch(value: Any, schema: dict[str, Any] | None, root: dict[str, Any] | None = None,
                   path: str = "") -> str | None:
     """Where ``value`` has a JSON type the response ``schema`` does not allow (a list for a
-    string, a word for a number, a string for a list...), or None. Only types are checked
-    (through properties, items, ``$ref`` and ``anyOf``), not enums, bounds or missing keys,
-    which the step's own model validates leniently, and a list and an object stand for each
-    other (a step's model may read a mapping as either): an answer of the wrong type is an
+    string, a word for a number, a string for a list...), or None. Only the types of the
+    object's properties are checked (through nested objects, ``$ref`` and ``anyOf``), not
+    enums, bounds, missing keys, nulls or the items of a list (the reference drops items that
+    are no objects), which the step's own model reads leniently; a list and an object stand for each
+    other (a step's model may read a mapping as either). An answer of the wrong type is an
     unusable reply even when a lenient validator would coerce it."""
     if not isinstance(schema, dict):
         return None
@@ -280,9 +283,4 @@ def type_mismatch(value: Any, schema: dict[str, Any] | None, root: dict[str, Any
                 found_in = type_mismatch(value[key], sub, root, f"{path}.{key}".lstrip("."))
                 if found_in:
                     return found_in
-    if isinstance(value, list) and isinstance(schema.get("items"), dict):
-        for i, item in enumerate(value):
-            found_at = type_mismatch(item, schema["items"], root, f"{path}[{i}]")
-            if found_at:
-                return found_at
     return None
