@@ -380,3 +380,14 @@ async def test_schema_fallback_is_remembered_per_schema(llm_server, loopback_jud
     assert (await judge.run(OtherStep(), LabelIn(text="y"))).ok
     kinds = [r.body.get("response_format", {}).get("type") for r in llm_server.requests]
     assert kinds == ["json_schema", "json_object", "json_schema"]
+
+
+def test_a_transient_failure_survives_pickling_to_and_from_workers():
+    # before: TransportError(step, message) could not be unpickled (its args were the message)
+    import pickle
+
+    from prism_review.llm import TransientFailure
+
+    for exc in (TransportError("s.step", "boom"), TransientFailure("s.step", "boom")):
+        back = pickle.loads(pickle.dumps(exc))
+        assert type(back) is type(exc) and str(back) == str(exc) and back.step == "s.step"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class LLMError(Exception):
     """Base class of every error raised by :mod:`prism_review.llm`."""
@@ -83,6 +85,13 @@ class TransportError(ProviderError):
     def __init__(self, step: str, message: str) -> None:
         super().__init__(f"{step}: no reply from the model: {message}", retryable=True)
         self.step = step
+        self.detail = message
+
+    def __reduce__(self) -> Any:  # pickled to and from workers
+        if type(self).__init__ is not TransportError.__init__ and not isinstance(
+                self, TransientFailure):
+            return super().__reduce__()  # a subclass with its own arguments
+        return type(self), (self.step, self.detail)
 
 
 class TransientFailure(TransportError):
@@ -95,3 +104,4 @@ class TransientFailure(TransportError):
     def __init__(self, step: str, message: str) -> None:
         ProviderError.__init__(self, f"{step}: {message}", retryable=True)
         self.step = step
+        self.detail = message
