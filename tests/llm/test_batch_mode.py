@@ -267,3 +267,21 @@ def test_a_batch_run_counts_each_re_ask_once(servers, tmp_path):
     record = json.loads((tmp_path / "batch" / "batches.json").read_text())["batches"]
     assert len(record) >= 3  # the units were deferred over several passes
     assert _by_unit(tmp_path / "batch") == _by_unit(tmp_path / "live")
+
+
+def test_a_dry_run_on_a_cache_of_unusable_replies_still_calls_nothing(servers, tmp_path):
+    # an unusable cached reply is asked again fresh (live); a dry run must queue it instead
+    import sqlite3
+
+    cfg = _config(tmp_path)
+    server = servers()
+    dims = ("--dimension", "constructiveness")
+    assert _evaluate(server, tmp_path / "live", tmp_path / "c", cfg, *dims).exit_code == 0
+    db = sqlite3.connect(tmp_path / "c" / "llm-cache.sqlite3")
+    with db:  # a cache written before unusable replies were kept out of it
+        db.execute("UPDATE responses SET text = 'nope'")
+    db.close()
+    server.requests.clear()
+    res = _evaluate(server, tmp_path / "dry", tmp_path / "c", cfg, *dims, "--dry-run")
+    assert res.exit_code == 0, res.output
+    assert server.requests == [] and server.batch_calls == []

@@ -163,6 +163,8 @@ class CallManager:
         params = {"temperature": None if is_reasoning_model(req.model) else req.temperature,
                   "max_tokens": req.max_tokens, "seed": req.seed, "epoch": self.epoch,
                   "schema": req.schema_name, "strict": req.strict}
+        if fresh and self.batch is not None and self.batch.estimate_only:
+            fresh = False  # a dry run sends nothing: the retry is queued like any miss
         if self.batch is not None and not fresh:
             gen = self.batch.take(key)
             if gen is not None:  # brought back by a batch: a model call like a live one
