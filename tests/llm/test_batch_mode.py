@@ -250,6 +250,9 @@ def test_a_batch_run_counts_each_re_ask_once(servers, tmp_path):
     def first_asks_unusable(server: LLMServer) -> LLMServer:
         def reply(body: dict[str, Any]) -> Any:
             last = body["messages"][-1]["content"]
+            name = ((body.get("response_format") or {}).get("json_schema") or {}).get("name")
+            if name == "novelty_claims":  # its re-asks too: unscored (deterministic)
+                return "nope"
             return "nope" if "could not be used" not in last else server.default_reply(body)
         return server.set_responder(reply)
 
@@ -260,9 +263,11 @@ def test_a_batch_run_counts_each_re_ask_once(servers, tmp_path):
     res = _evaluate(batch_server, tmp_path / "batch", tmp_path / "c2", cfg, *dims, "--batch")
     assert res.exit_code == 0, res.output
     live, batch = _stats(tmp_path / "live"), _stats(tmp_path / "batch")
-    repairs = sum(1 for r in live_server.requests
-                  if "could not be used" in r.body["messages"][-1]["content"])
+    repairs = len({json.dumps(r.body, sort_keys=True) for r in live_server.requests
+                   if "could not be used" in r.body["messages"][-1]["content"]})  # sent (twice
+    # when its reply is unusable too: the same request again, a retry, not another re-ask)
     assert live["reasks"] == repairs > 0
+    assert live["unscored"] > 0 and live["transient"] == 0
     assert batch["reasks"] == live["reasks"] and batch["unscored"] == live["unscored"]
     record = json.loads((tmp_path / "batch" / "batches.json").read_text())["batches"]
     assert len(record) >= 3  # the units were deferred over several passes

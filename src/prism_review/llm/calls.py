@@ -29,7 +29,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from prism_review.llm.batch import BatchQueue
@@ -75,6 +75,9 @@ class CallOutcome:
     retries: int = 0
     #: set by the judge: the reply is unusable, was never repeated, and every retry is spent
     transient: bool = False
+    #: an unusable reply the model repeated to this request (its own answer), remembered for
+    #: the run (:attr:`CallManager.unusable`), never cached
+    confirmed: bool = False
 
 
 class CallManager:
@@ -101,6 +104,9 @@ class CallManager:
         self.batch: BatchQueue | None = None
         #: calls in progress (batch mode waits for none before submitting)
         self.active = 0
+        #: the confirmed unusable replies by key (this process only): a later pass or unit
+        #: meets the model's answer again instead of asking twice more
+        self.unusable: dict[str, CallOutcome] = {}
 
     def _semaphore(self, api: ModelAPI) -> asyncio.Semaphore:
         slot = (id(asyncio.get_running_loop()), f"{api.provider}@{api.base_url}")
@@ -163,6 +169,9 @@ class CallManager:
         params = {"temperature": None if is_reasoning_model(req.model) else req.temperature,
                   "max_tokens": req.max_tokens, "seed": req.seed, "epoch": self.epoch,
                   "schema": req.schema_name, "strict": req.strict}
+        if not fresh and key in self.unusable:
+            self.stats.usage.cache_hits += 1
+            return replace(self.unusable[key], cached=True, gen=None, retries=0)
         if fresh and self.batch is not None and self.batch.estimate_only:
             fresh = False  # a dry run sends nothing: the retry is queued like any miss
         if self.batch is not None and not fresh:

@@ -126,6 +126,7 @@ class LLMJudge:
             self._api_for(model)
         #: batch mode / dry run: cache misses are queued (see :mod:`prism_review.llm.batch`)
         self.batch = batch
+        self._counted: set[tuple[str, ...]] = set()  # batch mode: the unscored steps counted
         if batch is not None:
             lacking = sorted({a.provider for a in self._apis.values()
                               if not callable(getattr(a, "batch_line", None))})
@@ -178,7 +179,7 @@ class LLMJudge:
             usage.seconds = time.perf_counter() - started
             self.stats.usage.seconds += usage.seconds
         result.usage, result.request_ids = usage, ids
-        if not result.ok:
+        if not result.ok and self._first_time(step.name, ids):
             self.stats.unscored += 1
         self.calls.raise_if_stopped()
         return result
@@ -188,12 +189,11 @@ class LLMJudge:
         """One ask and its parsed output (or the reason it cannot be used); raises
         :class:`TransportError` when no reply came back at all.
 
-        A malformed reply (:func:`~prism_review.llm.transient.malformed`) is a transient failure:
-        it is dropped from the cache and the same request is sent again, within the retries the
-        ask has left (``max_retries``, shared with the transport retries), unless the model
-        repeats a reply it already gave, or cuts one with ``"length"`` at the same length again
-        (then that reply is its answer). The outcome's
-        ``transient`` says the last reply is unusable and was never confirmed so."""
+        A malformed reply (:func:`~prism_review.llm.reask.malformed`) is a transient failure:
+        dropped from the cache, the same request is sent again within the ask's ``max_retries``
+        (shared with transport retries), unless the model repeats a reply, or a ``"length"`` cut
+        at the same length (its answer: ``confirmed``, remembered for the run). ``transient``:
+        the last reply is unusable and was never confirmed so."""
         left = int(self.settings.get("max_retries"))
         seen: set[Any] = set()
         fresh = sent = False
@@ -203,7 +203,7 @@ class LLMJudge:
             sent = sent or outcome.gen is not None
             self.stats.retries += int(fresh and not outcome.cached)  # one sent, not shared
             left -= outcome.retries
-            if out is not None or not malformed(outcome, req):
+            if out is not None or not malformed(outcome, req) or outcome.confirmed:
                 break
             await self.calls.forget(outcome.key)  # nothing failed is cached
             # the model's own answer, twice, is not a fault: the same text, or a cut at the
@@ -211,6 +211,8 @@ class LLMJudge:
             text = (outcome.completion_tokens if outcome.finish_reason == "length"
                     else outcome.text or "")
             if text in seen:
+                outcome.confirmed = True
+                self.calls.unusable[outcome.key] = outcome
                 break
             if left <= 0:
                 outcome.transient = True
@@ -334,11 +336,19 @@ class LLMJudge:
                               error=f"finalize failed: {type(exc).__name__}: {exc}")
         return StepResult(step=step.name, status="ok", output=final, raw=raw, warning=warning)
 
+    def _first_time(self, step: str, ids: list[str]) -> bool:
+        """False for a step outcome met on an earlier batch pass (a deferred unit re-runs its
+        finished steps on every pass): counted once."""
+        if self.batch is None:
+            return True
+        before = len(self._counted)
+        self._counted.add((step, *ids[:1]))  # named by its first request
+        return len(self._counted) > before
+
     def _raise_if_transient(self, step: JudgeStep[Any, Any], outcome: CallOutcome,
                             error: str | None) -> None:
         """A step whose last reply failed only transiently is not unscored: it raises
-        :class:`~prism_review.llm.transient.TransientFailure`, so its unit is not written (and
-        nothing is memoised) and the next run in the same folder computes it again."""
+        :class:`TransientFailure` (its unit unwritten, nothing memoised; the next run computes it)."""
         if outcome.transient:
             self.stats.transient += 1
             self.calls.raise_if_stopped()
