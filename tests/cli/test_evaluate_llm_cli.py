@@ -75,14 +75,16 @@ def test_unparseable_replies_become_unscored_not_zero(llm_server, tmp_path, monk
     rows = read_results(tmp_path / "run")
     assert rows and all(r.status == "unscored" for r in rows)
     assert all(r.metrics.get("doa") is None for r in rows)
-    # each review: the first answer and one re-ask carrying the full original instructions
+    # each review: the first answer, and one re-ask carrying the full original instructions,
+    # each sent twice (an unusable reply is a fault until the model repeats it verbatim)
     seg = [q for q in llm_server.requests if q.step == "depth.segment"]
-    assert len(seg) == 2 * len(rows)
+    assert len(seg) == 4 * len(rows)
     by_review: dict[str, list[list[dict]]] = {}
     for q in seg:  # requests of different reviews interleave (concurrency)
         by_review.setdefault(q.body["messages"][1]["content"], []).append(q.body["messages"])
     assert len(by_review) == len(rows)
-    for first, reask in (sorted(v, key=len) for v in by_review.values()):
+    for first, again, reask, reask_again in (sorted(v, key=len) for v in by_review.values()):
+        assert again == first and reask_again == reask
         assert len(reask) > len(first) and reask[: len(first)] == first
 
 

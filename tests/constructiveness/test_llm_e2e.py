@@ -66,13 +66,15 @@ def _unit() -> WorkUnit:
 
 
 async def test_malformed_then_valid_reask_keeps_rubric(llm_server, loopback_judge) -> None:
-    llm_server.script(Fault.malformed(), json.dumps(GOOD))
+    # the malformed reply repeated: the model's own, so the repair re-ask follows
+    llm_server.script(Fault.malformed(), Fault.malformed(), json.dumps(GOOD))
     judge = loopback_judge(max_tokens=8000)
     rows = await ConstructivenessDimension().evaluate(_unit(), RunContext(judge))
     (row,) = rows
     assert row.status == "ok", row.error
-    assert len(llm_server.requests) == 2
-    first, second = (r.body for r in llm_server.requests)
+    assert len(llm_server.requests) == 3
+    first, again, second = (r.body for r in llm_server.requests)
+    assert again == first
     # K2: the re-ask repeats the full original messages, rubric included
     assert RUBRIC in first["messages"][0]["content"]
     assert second["messages"][0] == first["messages"][0]

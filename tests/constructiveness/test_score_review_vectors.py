@@ -1,9 +1,9 @@
 """The reference's ``score_review`` cases replayed through the real SDK and the loopback server.
 
 Each case's canned replies are served in order. The reference retries once when attempt 1 fails
-to parse or yields no ARC; here the LLM layer does the same with the full original messages
-(repair re-ask, or the step's ``check`` re-ask for zero ARCs), so the ARCs and the number of
-calls match. A reply that "raised" is served as an HTTP 500, which the transport retries.
+to parse or yields no ARC; here the LLM layer sends an unusable reply's request again first (a
+transient fault, ``docs/fidelity.md`` Faults), then re-asks with the full original messages
+(repair re-ask, or the step's ``check`` re-ask for zero ARCs), so the ARCs match. A reply that "raised" is served as an HTTP 500, which the transport retries.
 Both attempts failing is ``failed`` in the reference and *unscored* here (never scored 0); when
 the repaired reply parses but holds no ARC, the check re-ask adds a third call.
 """
@@ -41,9 +41,10 @@ async def test_score_review_case(case: dict, llm_server, loopback_judge) -> None
         return
     res = await loopback_judge(max_retries=1).run(ARCStep(), inp)
     if exp["result"]["status"] == "failed":
-        # here the repaired reply ({"atomic_comments": "oops"}) parses to zero ARCs, which earns
-        # the step's check re-ask too: one call more than the reference, same outcome
-        assert len(llm_server.requests) == exp["llm_calls"] + 1
+        # here an unusable reply is first a fault: "not json" is asked again as is, and gets
+        # {"atomic_comments": "oops"} (off the schema); the retry spent, the repair re-ask gets
+        # zero ARCs, which earns the step's check re-ask too: two calls more, same outcome
+        assert len(llm_server.requests) == exp["llm_calls"] + 2
         assert not res.ok or not res.output.atomic_comments
         return
     assert len(llm_server.requests) == exp["llm_calls"]

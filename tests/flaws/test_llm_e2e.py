@@ -82,7 +82,8 @@ MAP_LLM: dict[str, list[object]] = {"mentions": []}
 
 async def test_flaws_unit_through_llm_with_repair_and_unknown_ids(llm_server, loopback_judge):
     llm_server.script(
-        "Here are the flaws: oops, no JSON at all.",  # malformed → repair re-ask
+        "Here are the flaws: oops, no JSON at all.",  # malformed → the same request again
+        "Here are the flaws: oops, no JSON at all.",  # repeated: the model's → repair re-ask
         json.dumps(WRONG_IDS),  # parses, but uses an unknown reviewer id → check re-ask
         json.dumps(GOOD_FLAWS),
         json.dumps(EVALS),
@@ -97,16 +98,17 @@ async def test_flaws_unit_through_llm_with_repair_and_unknown_ids(llm_server, lo
     rows = await dim.evaluate(unit, RunContext(judge, settings=REF))
 
     reqs = llm_server.requests
-    assert len(reqs) == 7
+    assert len(reqs) == 8
+    assert reqs[1].body == reqs[0].body  # a malformed reply is first asked again as is
     # the repair re-ask carries the original instructions and the invalid reply
-    assert reqs[1].messages[0] == reqs[0].messages[0]
-    assert any("oops" in m["content"] for m in reqs[1].messages)
+    assert reqs[2].messages[0] == reqs[0].messages[0]
+    assert any("oops" in m["content"] for m in reqs[2].messages)
     # the check re-ask states the unknown id and the ids to use
-    last = reqs[2].messages[-1]["content"]
+    last = reqs[3].messages[-1]["content"]
     assert "Reviewer_3" in last and "Human_1, Human_3, LLM_Reviewer" in last
     # Step 1 saw the pool with exact ids; Step 2 saw the paper text
     assert "[REVIEWER: Human_3]" in reqs[0].messages[1]["content"]
-    assert "[PAPER TEXT]" in reqs[3].messages[1]["content"]
+    assert "[PAPER TEXT]" in reqs[4].messages[1]["content"]
 
     assert all(r.status == "ok" for r in rows)
     m = {r.extracted["pool_id"]: r.metrics for r in rows}
@@ -124,7 +126,7 @@ async def test_flaws_unit_through_llm_with_repair_and_unknown_ids(llm_server, lo
     assert m["Human_3"]["cps_norm"] == round(2.0 / round(raw_h1, 4), 4)
     assert m["Human_1"]["cps_norm"] == 1.0
     # the mapping step only knew the bank of valid issues
-    assert '"F03"' not in reqs[4].messages[1]["content"]
+    assert '"F03"' not in reqs[5].messages[1]["content"]
     assert "Reviewer_3" not in json.dumps(rows[0].extracted["micro_flaws"])
 
 

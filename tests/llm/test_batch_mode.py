@@ -245,6 +245,54 @@ def test_a_batch_run_reports_each_input_problem_once(servers, tmp_path):
 
 
 def test_a_batch_run_counts_each_re_ask_once(servers, tmp_path):
+    # before: a deferred unit re-runs its finished steps on every pass, and each pass counted
+    # their re-asks again (23 reported where the live run made 3)
+    def first_asks_unusable(server: LLMServer) -> LLMServer:
+        def reply(body: dict[str, Any]) -> Any:
+            last = body["messages"][-1]["content"]
+            name = ((body.get("response_format") or {}).get("json_schema") or {}).get("name")
+            if name == "novelty_claims":  # its re-asks too: unscored (deterministic)
+                return "nope"
+            return "nope" if "could not be used" not in last else server.default_reply(body)
+        return server.set_responder(reply)
+
+    cfg = _config(tmp_path)
+    live_server, batch_server = first_asks_unusable(servers()), first_asks_unusable(servers())
+    dims = ("--dimension", "novelty")
+    assert _evaluate(live_server, tmp_path / "live", tmp_path / "c1", cfg, *dims).exit_code == 0
+    res = _evaluate(batch_server, tmp_path / "batch", tmp_path / "c2", cfg, *dims, "--batch")
+    assert res.exit_code == 0, res.output
+    live, batch = _stats(tmp_path / "live"), _stats(tmp_path / "batch")
+    repairs = len({json.dumps(r.body, sort_keys=True) for r in live_server.requests
+                   if "could not be used" in r.body["messages"][-1]["content"]})  # sent (twice
+    # when its reply is unusable too: the same request again, a retry, not another re-ask)
+    assert live["reasks"] == repairs > 0
+    assert live["unscored"] > 0 and live["transient"] == 0
+    assert batch["reasks"] == live["reasks"] and batch["unscored"] == live["unscored"]
+    record = json.loads((tmp_path / "batch" / "batches.json").read_text())["batches"]
+    assert len(record) >= 3  # the units were deferred over several passes
+    assert _by_unit(tmp_path / "batch") == _by_unit(tmp_path / "live")
+
+
+def test_a_dry_run_on_a_cache_of_unusable_replies_still_calls_nothing(servers, tmp_path):
+    # an unusable cached reply is asked again fresh (live); a dry run must queue it instead
+    import sqlite3
+
+    cfg = _config(tmp_path)
+    server = servers()
+    dims = ("--dimension", "constructiveness")
+    assert _evaluate(server, tmp_path / "live", tmp_path / "c", cfg, *dims).exit_code == 0
+    db = sqlite3.connect(tmp_path / "c" / "llm-cache.sqlite3")
+    with db:  # a cache written before unusable replies were kept out of it
+        db.execute("UPDATE responses SET text = 'nope'")
+    db.close()
+    server.requests.clear()
+    res = _evaluate(server, tmp_path / "dry", tmp_path / "c", cfg, *dims, "--dry-run")
+    assert res.exit_code == 0, res.output
+    assert server.requests == [] and server.batch_calls == []
+
+
+def test_a_batch_run_counts_a_flaws_re_ask_once_as_the_live_run(servers, tmp_path):
     """A batch run re-runs its unfinished units every pass; a re-ask is counted when a model
     answers it, not again on each pass that re-reads it from the cache (issue 25: 52 counted where
     the live run made 11)."""

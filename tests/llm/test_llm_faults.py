@@ -107,32 +107,73 @@ async def test_non_json_http_body_is_retried(llm_server, loopback_judge):
 
 @pytest.mark.parametrize(
     "fault", [Fault.malformed(), Fault.empty(), Fault.malformed("I think it is positive."),
-              Fault.malformed(json.dumps(GOOD)[:30])],
-    ids=["malformed", "empty", "prose", "cut-but-stop"],
+              Fault.malformed(json.dumps(GOOD)[:30]), Fault.malformed('{"label": 3}'),
+              Fault.early_length(GOOD)],
+    ids=["malformed", "empty", "prose", "cut-but-stop", "off-schema", "early-length"],
 )
-async def test_bad_content_triggers_one_reask_with_full_messages(llm_server, loopback_judge,
-                                                                 fault):
+async def test_a_malformed_reply_is_a_transient_fault_asked_again_as_the_same_request(
+        llm_server, loopback_judge, fault):
+    # before: a malformed reply was cached and answered by a repair re-ask (another request,
+    # another context), so a fault changed the result
     llm_server.script(fault, GOOD)
     judge = loopback_judge()
     res = await _run(judge, "an item")
     assert res.ok and res.output.label == "positive"
     first, second = llm_server.requests
-    assert second.messages[: len(first.messages)] == first.messages  # full original instructions
-    assert second.messages[-2]["role"] == "assistant"
-    assert second.messages[-1]["role"] == "user"
-    assert "could not be used" in second.messages[-1]["content"]
-    assert res.usage.calls == 2 and judge.stats.reasks == 1
-    assert len(res.request_ids) == 2
+    assert second.body == first.body  # the same request, no corrective re-ask
+    assert res.usage.calls == 2 and judge.stats.reasks == 0 and judge.stats.retries == 1
+    assert len(res.request_ids) == 2 and len(set(res.request_ids)) == 1
+
+
+async def test_a_malformed_reply_is_never_cached(llm_server, loopback_judge):
+    llm_server.script(Fault.malformed("nope"), GOOD)
+    judge = loopback_judge(max_retries=0)  # no retry left: the repair re-ask answers
+    assert (await _run(judge)).ok and judge.stats.reasks == 1
+    assert judge.cache.count() == 1  # the repair's reply; the malformed one was dropped
+    llm_server.set_responder(lambda body: GOOD)
+    again = loopback_judge()
+    res = await _run(again)
+    assert res.ok and again.stats.usage.calls == 1 and again.stats.usage.cache_hits == 0
+
+
+async def test_a_malformed_reply_the_model_repeats_is_its_answer(llm_server, loopback_judge):
+    # repeated verbatim to the same request: deterministic, so the corrective re-ask follows
+    llm_server.script(Fault.malformed("nope"), Fault.malformed("nope"), GOOD)
+    judge = loopback_judge()
+    res = await _run(judge)
+    assert res.ok and judge.stats.retries == 1 and judge.stats.reasks == 1
+    first, second, third = llm_server.requests
+    assert second.body == first.body
+    assert third.messages[: len(first.messages)] == first.messages  # full original instructions
+    assert third.messages[-2] == {"role": "assistant", "content": "nope"}
+    assert "could not be used" in third.messages[-1]["content"]
 
 
 async def test_invalid_twice_is_unscored_with_raw_kept(llm_server, loopback_judge):
-    llm_server.script(Fault.malformed("nope"), json.dumps({"label": "great", "score": 1}))
+    bad = json.dumps({"label": "great", "score": 1})
+    llm_server.script(Fault.malformed("nope"), Fault.malformed("nope"), bad, bad)
     judge = loopback_judge()
     res = await _run(judge)
     assert res.status == "unscored" and res.output is None
     assert res.raw == '{"label": "great", "score": 1}'
     assert "label" in res.error and "re-ask" in res.error
-    assert len(llm_server.requests) == 2  # exactly one re-ask
+    assert len(llm_server.requests) == 4  # each reply repeated once, exactly one re-ask
+    assert judge.stats.unscored == 1 and judge.stats.transient == 0
+
+
+async def test_unusable_replies_after_every_retry_are_transient_not_unscored(llm_server,
+                                                                           loopback_judge):
+    # every reply differs and none is usable: a fault, not an answer; the unit is left for the
+    # next run (raised, like a call with no reply), never unscored
+    from prism_review.llm import TransientFailure
+
+    llm_server.set_responder(lambda body: f"garbage {random.random()}")
+    judge = loopback_judge(max_retries=2)
+    with pytest.raises(TransientFailure, match="unusable replies after every retry"):
+        await _run(judge)
+    assert len(llm_server.requests) == 6  # 3 answers, then the repair re-ask 3 times
+    assert judge.stats.transient == 1 and judge.stats.unscored == 0
+    assert judge.cache.count() == 0
 
 
 async def test_cut_reply_is_never_accepted_as_a_shorter_answer(llm_server, loopback_judge):
@@ -144,12 +185,13 @@ async def test_cut_reply_is_never_accepted_as_a_shorter_answer(llm_server, loopb
     res = await _run(judge)
     assert res.ok and res.output.reasons == ["a", "b", "c", "d"]
     first, second = llm_server.requests
-    assert "cut off" in second.messages[-1]["content"]  # a repair re-ask stating the cut
-    assert judge.stats.truncated == 0 and judge.stats.reasks == 1
-    # cut twice: unscored, never the repaired short answer
-    llm_server.script(cut, cut)
+    assert second.body == first.body  # cut without finish_reason="length": asked again
+    assert judge.stats.truncated == 0 and judge.stats.reasks == 0
+    # cut every time: a repair re-ask stating the cut, then unscored, never the short answer
+    llm_server.script(cut, cut, cut, cut)
     res = await _run(judge, "other")
     assert res.status == "unscored" and res.output is None and "cut off" in res.error
+    assert "cut off" in llm_server.requests[4].messages[-1]["content"]
 
 
 async def test_reply_cut_at_the_budget_is_re_asked_with_more_room(llm_server, loopback_judge):
@@ -338,3 +380,14 @@ async def test_schema_fallback_is_remembered_per_schema(llm_server, loopback_jud
     assert (await judge.run(OtherStep(), LabelIn(text="y"))).ok
     kinds = [r.body.get("response_format", {}).get("type") for r in llm_server.requests]
     assert kinds == ["json_schema", "json_object", "json_schema"]
+
+
+def test_a_transient_failure_survives_pickling_to_and_from_workers():
+    # before: TransportError(step, message) could not be unpickled (its args were the message)
+    import pickle
+
+    from prism_review.llm import TransientFailure
+
+    for exc in (TransportError("s.step", "boom"), TransientFailure("s.step", "boom")):
+        back = pickle.loads(pickle.dumps(exc))
+        assert type(back) is type(exc) and str(back) == str(exc) and back.step == "s.step"

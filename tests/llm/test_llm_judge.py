@@ -182,9 +182,9 @@ async def test_check_problem_triggers_one_reask_stating_it(llm_server, loopback_
 async def test_check_reask_that_does_not_help_leaves_a_scoring_step_unscored(llm_server,
                                                                             loopback_judge):
     # before: the first answer (score 9, failing its check) was kept as a good result
-    llm_server.script({"label": "positive", "score": 9}, "garbage")
+    llm_server.script({"label": "positive", "score": 9}, "garbage", "garbage")
     res = await loopback_judge().run(LabelStep(), LabelIn(text="x"))
-    assert res.status == "unscored" and res.output is None and len(llm_server.requests) == 2
+    assert res.status == "unscored" and res.output is None and len(llm_server.requests) == 3
     assert "check failed after one re-ask" in res.error and "score 9" in res.error
     llm_server.script({"label": "positive", "score": 9}, {"label": "positive", "score": 8})
     res = await loopback_judge(no_cache=True).run(LabelStep(), LabelIn(text="y"))
@@ -256,7 +256,7 @@ async def test_audit_log_and_no_key_anywhere(llm_server, loopback_judge, tmp_pat
     res = await judge.run(LabelStep(), LabelIn(text="hello"))
     assert res.ok
     lines = [json.loads(x) for x in audit.read_text().splitlines()]
-    assert [x["purpose"] for x in lines] == ["answer", "repair"]
+    assert [x["purpose"] for x in lines] == ["answer", "answer"]  # the same request again
     assert lines[0]["raw"] == "not json" and lines[0]["parsed"] is None and lines[0]["error"]
     assert lines[1]["parsed"] == {"label": "positive", "score": 1, "reasons": []}
     assert [x["request_id"] for x in lines] == res.request_ids

@@ -128,3 +128,22 @@ def test_free_form_dicts_cannot_be_strict():
 def test_schema_name():
     assert schema_name("depth.segment") == "depth_segment"
     assert len(schema_name("x" * 100)) == 64
+
+
+def test_type_mismatch_finds_an_answer_of_the_wrong_json_type():
+    # before: an answer off the schema that a lenient validator coerced (a list for a string,
+    # a label mapped to a default) was used as the model's answer
+    from prism_review.llm.parse import type_mismatch
+
+    schema = {"type": "object", "$defs": {"E": {"type": "object", "properties": {
+                  "label": {"type": "string"}, "score": {"type": "integer"}}}},
+              "properties": {"items": {"type": "array", "items": {"$ref": "#/$defs/E"}},
+                             "best": {"$ref": "#/$defs/E"},
+                             "note": {"anyOf": [{"type": "string"}, {"type": "null"}]}}}
+    good = {"items": [{"label": "a", "score": 2}, 1], "best": {"score": "3"}, "note": None}
+    assert type_mismatch(good, schema) is None  # list items are the step's to read
+    assert type_mismatch({"items": {"k": "v"}}, schema) is None  # a mapping for a list: read
+    assert "best.label" in type_mismatch({"best": {"label": [7]}}, schema)
+    assert "best.score" in type_mismatch({"best": {"score": "n/a-3"}}, schema)
+    assert "items" in type_mismatch({"items": "n/a"}, schema)
+    assert "note" in type_mismatch({"note": [1]}, schema)

@@ -162,7 +162,7 @@ async def test_a_failed_paper_call_falls_back_to_one_call_per_review(llm_server,
     llm_server.set_responder(_failing("novelty_verdict_paper"))
     rows = await _run(loopback_judge(cache_dir=tmp_path / "c1"), tmp_path / "fallback")
     steps = Counter(r.step for r in llm_server.requests)
-    assert steps["novelty.verdict_paper"] == 2  # the answer and its one re-ask
+    assert steps["novelty.verdict_paper"] == 4  # the answer and its one re-ask, each repeated
     assert steps["novelty.verdict_review"] == 2  # sea and Human_1: the reviews with claims
     assert _view(rows) == _view(good)  # the same decisions, asked review by review
 

@@ -28,6 +28,7 @@ from prism_review.llm.errors import (
     LLMError,
     ProviderError,
     TooManyErrors,
+    TransientFailure,
     TransportError,
 )
 from prism_review.llm.judge import JudgeStats, LLMJudge
@@ -37,7 +38,7 @@ from prism_review.llm.settings import Settings
 
 __all__ = [
     "ConfigError", "Deferred", "FatalProviderError", "JudgeStats", "LLMError", "LLMJudge", "ProviderError",
-    "TooManyErrors", "TransportError", "make_judge",
+    "TooManyErrors", "TransientFailure", "TransportError", "make_judge",
 ]
 
 #: options that are settings (resolved with env and config file); the rest are judge wiring

@@ -85,6 +85,12 @@ class ResponseCache:
             self._db.commit()
             self.writes += 1
 
+    def delete(self, key: str) -> None:
+        """Drop ``key``'s reply (a reply the judge could not use)."""
+        with self._lock:
+            self._db.execute("DELETE FROM responses WHERE key = ?", (key,))
+            self._db.commit()
+
     def count(self) -> int:
         """Number of stored replies."""
         with self._lock:

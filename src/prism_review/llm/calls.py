@@ -18,6 +18,10 @@
 5. in batch mode (``batch`` set, see :mod:`prism_review.llm.batch`) a cache miss is not fetched:
    it is queued for the run's next batch and its outcome is ``deferred``; a reply a batch brought
    back is accounted at the batch price and stored under the same key.
+6. a reply the judge cannot use (not JSON, cut short, not the schema) is dropped from the cache
+   (:meth:`CallManager.forget`), and the judge sends the same request again with ``fresh`` set
+   (no cache, no sharing, no batch) within the retries ``retries`` leaves: transport retries
+   and these share one budget, ``max_retries`` per ask (see :mod:`prism_review.llm.judge`).
 """
 
 from __future__ import annotations
@@ -25,10 +29,9 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from prism_review.judge.base import Usage
 from prism_review.llm.batch import BatchQueue
 from prism_review.llm.cache import ResponseCache, request_key
 from prism_review.llm.errors import FatalProviderError, NoLargerBudget, ProviderError, TooManyErrors
@@ -36,61 +39,12 @@ from prism_review.llm.limits import RateLimiter, backoff_delay
 from prism_review.llm.pricing import PriceTable
 from prism_review.llm.provider import Generation, ModelAPI, Request, is_reasoning_model
 from prism_review.llm.settings import Settings
+from prism_review.llm.stats import JudgeStats
+
+__all__ = ["CACHE_KEY_VERSION", "CallManager", "CallOutcome", "JudgeStats"]
 
 log = logging.getLogger("prism_review.llm")
 CACHE_KEY_VERSION = 2  # 2: base URL in the key
-
-
-@dataclass
-class JudgeStats:
-    """Live totals for progress bars and the run manifest: the judge's :class:`Usage` (calls,
-    cache hits, tokens, cost, summed step seconds) and the counters only a judge keeps."""
-
-    #: every model call and cache hit of the judge (``seconds``: the steps' summed wall time)
-    usage: Usage = field(default_factory=Usage)
-    steps: int = 0
-    unscored: int = 0
-    #: of the prompt tokens, those the provider reported served from its prompt cache
-    cached_prompt_tokens: int = 0
-    errors: int = 0
-    retries: int = 0
-    reasks: int = 0
-    unpriced_calls: int = 0
-    #: replies cut off at the token budget (``finish_reason="length"``); each is a failed parse,
-    #: asked again once with twice the budget, within the step's cap (none at the cap)
-    truncated: int = 0
-    #: of ``usage.calls``, those answered through a batch (priced at the batch price)
-    batch_calls: int = 0
-
-    def as_dict(self) -> dict[str, Any]:
-        """One flat dict: the usage fields beside the counters (the manifest's
-        ``judge_stats``, whose keys are those of the earlier flat class plus ``seconds``)."""
-        own = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "usage"}
-        return {**self.usage.model_dump(), **own}
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> JudgeStats:
-        """The stats :meth:`as_dict` wrote (a run's ``judge_stats``, summed over its workers)."""
-        own = {f.name: d[f.name] for f in fields(cls) if f.name != "usage" and f.name in d}
-        usage = Usage.model_validate({k: d[k] for k in Usage.model_fields if k in d})
-        return cls(usage=usage, **own)
-
-    def summary(self) -> str:
-        """One line for the end of a run, e.g. ``0 model calls, 12 cache hits (100%), ...``."""
-        u = self.usage
-        answered = u.calls + u.cache_hits
-        share = f" ({100 * u.cache_hits / answered:.0f}%)" if answered else ""
-        text = (f"{u.calls} model calls, {u.cache_hits} cache hits{share}, "
-                f"{u.prompt_tokens + u.completion_tokens} tokens, ${u.cost_usd:.4f}")
-        if self.batch_calls:
-            text += f" ({self.batch_calls} calls via batch, at batch prices)"
-        if self.unpriced_calls:
-            text += f" (+{self.unpriced_calls} unpriced calls)"
-        extras = [f"{n} {label}" for n, label in ((self.retries, "retries"),
-                  (self.reasks, "re-asks"), (self.errors, "failed calls"),
-                  (self.truncated, "truncated replies"),
-                  (self.unscored, "unscored steps")) if n]
-        return text + (", " + ", ".join(extras) if extras else "")
 
 
 @dataclass
@@ -115,6 +69,15 @@ class CallOutcome:
     #: not sent: the server allows this prompt no larger budget than ``req.floor``
     #: (:class:`~prism_review.llm.errors.NoLargerBudget`)
     no_larger_budget: bool = False
+    #: the reply's completion tokens (cached ones included); None when unknown
+    completion_tokens: int | None = None
+    #: transport retries this call used (of the ``retries`` it was allowed)
+    retries: int = 0
+    #: set by the judge: the reply is unusable, was never repeated, and every retry is spent
+    transient: bool = False
+    #: an unusable reply the model repeated to this request (its own answer), remembered for
+    #: the run (:attr:`CallManager.unusable`), never cached
+    confirmed: bool = False
 
 
 class CallManager:
@@ -143,6 +106,9 @@ class CallManager:
         self.batch: BatchQueue | None = None
         #: calls in progress (batch mode waits for none before submitting)
         self.active = 0
+        #: the confirmed unusable replies by key (this process only): a later pass or unit
+        #: meets the model's answer again instead of asking twice more
+        self.unusable: dict[str, CallOutcome] = {}
 
     def _semaphore(self, api: ModelAPI) -> asyncio.Semaphore:
         slot = (id(asyncio.get_running_loop()), f"{api.provider}@{api.base_url}")
@@ -178,29 +144,51 @@ class CallManager:
             hit = self._digests[slot] = (schema, request_key(schema))
         return hit[1]
 
-    async def call(self, api: ModelAPI, req: Request) -> CallOutcome:
+    async def call(self, api: ModelAPI, req: Request, *, fresh: bool = False,
+                   retries: int | None = None) -> CallOutcome:
+        """``req``'s outcome; ``fresh``: sent to the model live whatever the cache, the calls
+        in flight or a batch hold (the retry of an unusable reply); ``retries``: the transport
+        retries it may use (default ``max_retries``)."""
         self.active += 1
         try:
-            return await self._call(api, req)
+            return await self._call(api, req, fresh, retries)
         finally:
             self.active -= 1
 
-    async def _call(self, api: ModelAPI, req: Request) -> CallOutcome:
+    async def forget(self, key: str) -> None:
+        """Drop ``key``'s reply from the cache: the judge could not use it (nothing failed is
+        kept for a later run to reuse); a cache failure is only logged."""
+        if self.cache is None:
+            return
+        try:
+            await asyncio.to_thread(self.cache.delete, key)
+        except Exception as exc:  # noqa: BLE001 - a reply that stays is retried when read
+            log.warning("LLM cache delete failed (%s: %s)", type(exc).__name__, exc)
+
+    async def _call(self, api: ModelAPI, req: Request, fresh: bool,
+                    retries: int | None) -> CallOutcome:
         key = request_key(self._cache_payload(api, req))
         params = {"temperature": None if is_reasoning_model(req.model) else req.temperature,
                   "max_tokens": req.max_tokens, "seed": req.seed, "epoch": self.epoch,
                   "schema": req.schema_name, "strict": req.strict}
-        if self.batch is not None:
+        if not fresh and key in self.unusable:
+            self.stats.usage.cache_hits += 1
+            return replace(self.unusable[key], cached=True, gen=None, retries=0)
+        if fresh and self.batch is not None and self.batch.estimate_only:
+            fresh = False  # a dry run sends nothing: the retry is queued like any miss
+        if self.batch is not None and not fresh:
             gen = self.batch.take(key)
             if gen is not None:  # brought back by a batch: a model call like a live one
                 params["response_mode"] = gen.response_mode
                 params["batch"] = True
                 return CallOutcome(key, gen.text, gen=gen, params=params,
-                                   finish_reason=gen.finish_reason, granted=gen.max_tokens)
-        if self.cache is None:
+                                   finish_reason=gen.finish_reason, granted=gen.max_tokens,
+                                   completion_tokens=gen.completion_tokens)
+        if self.cache is None and not fresh:
             return await self._miss(api, req, key, params)
-        # an identical request already in flight (or being looked up): share its outcome
-        slot = (id(asyncio.get_running_loop()), key)
+        # an identical request already in flight (or being looked up): share its outcome (a
+        # fresh one shares only with fresh ones: the retries of the same unusable reply)
+        slot = (id(asyncio.get_running_loop()), f"fresh:{key}" if fresh else key)
         pending = self._inflight.get(slot)
         if pending is not None:
             shared = await asyncio.shield(pending)
@@ -208,8 +196,10 @@ class CallManager:
                 return shared
             self.stats.usage.cache_hits += 1
             return CallOutcome(key, shared.text, cached=True, params=shared.params,
-                               finish_reason=shared.finish_reason, granted=shared.granted)
-        task = asyncio.ensure_future(self._cached_or_fetch(api, req, key, params))
+                               finish_reason=shared.finish_reason, granted=shared.granted,
+                               completion_tokens=shared.completion_tokens)
+        task = asyncio.ensure_future(self._fetch(api, req, key, params, retries) if fresh
+                                     else self._cached_or_fetch(api, req, key, params))
         self._inflight[slot] = task
         task.add_done_callback(lambda _t: self._inflight.pop(slot, None))
         return await asyncio.shield(task)
@@ -228,7 +218,8 @@ class CallManager:
             params["response_mode"] = hit[1].get("response_mode")
             return CallOutcome(key, hit[0], cached=True, params=params,
                                finish_reason=hit[1].get("finish_reason"),
-                               granted=hit[1].get("max_tokens"))
+                               granted=hit[1].get("max_tokens"),
+                               completion_tokens=hit[1].get("completion_tokens"))
         return await self._miss(api, req, key, params)
 
     async def _miss(self, api: ModelAPI, req: Request, key: str,
@@ -240,12 +231,12 @@ class CallManager:
         self.batch.defer(key, api, req)
         return CallOutcome(key, params=params, deferred=True)
 
-    async def _fetch(self, api: ModelAPI, req: Request, key: str,
-                     params: dict[str, Any]) -> CallOutcome:
+    async def _fetch(self, api: ModelAPI, req: Request, key: str, params: dict[str, Any],
+                     retries: int | None = None) -> CallOutcome:
         """Call the model (with limits and retries), account for it, store it in the cache."""
         limiter = self._limiter(api, req.model)
         estimate = sum(len(m["content"]) for m in req.messages) // 4 + req.max_tokens
-        max_retries = int(self.settings.get("max_retries"))
+        max_retries = int(self.settings.get("max_retries")) if retries is None else retries
         attempt = 0
         while True:
             self.raise_if_stopped()
@@ -273,13 +264,15 @@ class CallManager:
                     continue
                 log.warning("%s: giving up after %d attempt(s): %s", req.step, attempt, exc)
                 self._count_error(str(exc))
-                return CallOutcome(key, error=str(exc), params=params, transport=exc.retryable)
+                return CallOutcome(key, error=str(exc), params=params, transport=exc.retryable,
+                                   retries=attempt - 1)
             limiter.settle(estimate, gen.prompt_tokens + gen.completion_tokens)
             self._account(req.model, gen)
             params["response_mode"] = gen.response_mode
             await self._store(key, req.model, gen, req.step)
             return CallOutcome(key, gen.text, gen=gen, params=params,
-                               finish_reason=gen.finish_reason, granted=gen.max_tokens)
+                               finish_reason=gen.finish_reason, granted=gen.max_tokens,
+                               completion_tokens=gen.completion_tokens, retries=attempt)
 
     async def _store(self, key: str, model: str, gen: Generation, step: str) -> None:
         if self.cache is None:

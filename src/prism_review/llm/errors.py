@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class LLMError(Exception):
     """Base class of every error raised by :mod:`prism_review.llm`."""
@@ -83,3 +85,23 @@ class TransportError(ProviderError):
     def __init__(self, step: str, message: str) -> None:
         super().__init__(f"{step}: no reply from the model: {message}", retryable=True)
         self.step = step
+        self.detail = message
+
+    def __reduce__(self) -> Any:  # pickled to and from workers
+        if type(self).__init__ is not TransportError.__init__ and not isinstance(
+                self, TransientFailure):
+            return super().__reduce__()  # a subclass with its own arguments
+        return type(self), (self.step, self.detail)
+
+
+class TransientFailure(TransportError):
+    """A step got replies, but only unusable ones that the model never repeated (invalid JSON,
+    a reply cut short, an answer off the schema), after every retry: a fault, not an answer.
+    Raised by the judge like :class:`TransportError`, so the unit is not written, nothing is
+    memoised, and the next run in the same folder computes it again; counted in the judge's
+    ``transient`` total, apart from the deterministic ``unscored`` steps."""
+
+    def __init__(self, step: str, message: str) -> None:
+        ProviderError.__init__(self, f"{step}: {message}", retryable=True)
+        self.step = step
+        self.detail = message

@@ -4,7 +4,12 @@ For one step the judge builds ``step.messages(inp)``, resolves the step's model,
 token budget (:mod:`prism_review.llm.settings`), and asks for ``step.Output`` as a strict JSON
 schema (falling back to JSON mode, then to a schema hint in the prompt, when a server rejects
 it); ``step.schema_enums(inp)`` narrows id fields to the ids of this input. The reply is parsed
-leniently (:mod:`prism_review.llm.parse`) and validated; if that fails the judge re-asks once —
+leniently (:mod:`prism_review.llm.parse`) and validated. A reply that cannot be used (not JSON,
+cut short without ``finish_reason="length"``, off the schema, or cut with ``"length"`` before its
+budget was spent) is a *transient* failure: it is never cached, and the same request is sent
+again within ``max_retries`` (shared with the transport retries), so a fault does not change
+the request that answers; only a reply the model repeats verbatim, or the last after every
+retry, goes on to a corrective re-ask. If the reply is still unusable the judge re-asks once —
 with the *full original messages* plus the invalid reply and the error, or, for a reply cut at
 the token budget (``finish_reason="length"``), the same messages with twice the budget, within
 the step's cap and the model's known output limit (a reply cut at that much already, or at a
@@ -12,7 +17,11 @@ budget the server shrank for this prompt, is unscored without a second call: the
 would be cut, and paid, again; a re-ask the server would shrink to the first ask's budget is
 not sent either, see ``Request.floor``). If
 ``step.check()`` reports a problem it re-asks once stating it. A step whose answer still fails
-is ``unscored`` with the raw reply and the reason kept — never a zero. Only a step that sets
+is ``unscored`` with the raw reply and the reason kept — never a zero — when that outcome is
+deterministic (a check failed twice, a reply cut at the cap or the model's limit, a refused
+request, an unusable answer the model repeated); a step whose last reply failed only
+transiently raises :class:`~prism_review.llm.errors.TransientFailure` instead, so its unit is
+not written and the next run computes it (counted in ``stats.transient``). Only a step that sets
 ``keeps_soft_checked`` (generation steps, whose output is text, not a score) keeps an answer that
 still fails its check, and says so in ``StepResult.warning``. ``step.finalize()`` is applied
 last.
@@ -44,13 +53,14 @@ from prism_review.llm.batch import BatchQueue, Deferred
 from prism_review.llm.cache import ResponseCache
 from prism_review.llm.calls import CACHE_KEY_VERSION, CallManager, CallOutcome, JudgeStats
 from prism_review.llm.credentials import mask_url, step_key
-from prism_review.llm.errors import ConfigError, TransportError
+from prism_review.llm.errors import ConfigError, TransientFailure, TransportError
 from prism_review.llm.parse import (
     ReplyParseError,
     apply_enums,
     parse_json_object,
     response_schema,
     schema_name,
+    type_mismatch,
 )
 from prism_review.llm.pricing import PriceTable
 from prism_review.llm.provider import (
@@ -62,6 +72,15 @@ from prism_review.llm.provider import (
     make_api,
     parse_spec,
     resolve_endpoint,
+)
+from prism_review.llm.reask import (
+    follow_up,
+    granted_limit,
+    longer_ask,
+    malformed,
+    model_limit,
+    not_asked_again,
+    short_error,
 )
 from prism_review.llm.settings import Settings
 
@@ -107,6 +126,7 @@ class LLMJudge:
             self._api_for(model)
         #: batch mode / dry run: cache misses are queued (see :mod:`prism_review.llm.batch`)
         self.batch = batch
+        self._counted: set[tuple[str, ...]] = set()  # batch mode: the unscored steps counted
         if batch is not None:
             lacking = sorted({a.provider for a in self._apis.values()
                               if not callable(getattr(a, "batch_line", None))})
@@ -159,16 +179,55 @@ class LLMJudge:
             usage.seconds = time.perf_counter() - started
             self.stats.usage.seconds += usage.seconds
         result.usage, result.request_ids = usage, ids
-        if not result.ok:
+        if not result.ok and self._first_time(step.name, ids):
             self.stats.unscored += 1
         self.calls.raise_if_stopped()
         return result
 
     async def _ask(self, step: JudgeStep[Any, Any], api: ModelAPI, req: Request,
                    usage: Usage, ids: list[str], purpose: str) -> tuple[CallOutcome, Any, str | None]:
-        """One call and its parsed output (or the reason it cannot be used); raises
-        :class:`TransportError` when no reply came back at all."""
-        outcome = await self.calls.call(api, req)
+        """One ask and its parsed output (or the reason it cannot be used); raises
+        :class:`TransportError` when no reply came back at all.
+
+        A malformed reply (:func:`~prism_review.llm.reask.malformed`) is a transient failure:
+        dropped from the cache, the same request is sent again within the ask's ``max_retries``
+        (shared with transport retries), unless the model repeats a reply, or a ``"length"`` cut
+        at the same length (its answer: ``confirmed``, remembered for the run). ``transient``:
+        the last reply is unusable and was never confirmed so."""
+        left = int(self.settings.get("max_retries"))
+        seen: set[Any] = set()
+        fresh = sent = False
+        while True:
+            outcome, out, error = await self._ask_once(step, api, req, usage, ids, purpose,
+                                                       fresh, left)
+            sent = sent or outcome.gen is not None
+            self.stats.retries += int(fresh and not outcome.cached)  # one sent, not shared
+            left -= outcome.retries
+            if out is not None or not malformed(outcome, req) or outcome.confirmed:
+                break
+            await self.calls.forget(outcome.key)  # nothing failed is cached
+            # the model's own answer, twice, is not a fault: the same text, or a cut at the
+            # same length (an output limit the server does not report)
+            text = (outcome.completion_tokens if outcome.finish_reason == "length"
+                    else outcome.text or "")
+            if text in seen:
+                outcome.confirmed = True
+                self.calls.unusable[outcome.key] = outcome
+                break
+            if left <= 0:
+                outcome.transient = True
+                break
+            seen.add(text)
+            left -= 1
+            fresh = True
+        if sent and purpose != "answer":  # a re-ask counts once, when it is sent
+            self.stats.reasks += 1
+        return outcome, out, error
+
+    async def _ask_once(self, step: JudgeStep[Any, Any], api: ModelAPI, req: Request,
+                        usage: Usage, ids: list[str], purpose: str, fresh: bool,
+                        retries: int) -> tuple[CallOutcome, Any, str | None]:
+        outcome = await self.calls.call(api, req, fresh=fresh, retries=retries)
         if outcome.deferred:  # queued for the next batch: this unit finishes on a later pass
             raise Deferred(step.name)
         ids.append(outcome.key)
@@ -182,9 +241,13 @@ class LLMJudge:
         out, error = None, outcome.error
         if outcome.text is not None:
             try:
-                out = step.Output.model_validate(parse_json_object(outcome.text))
+                obj = parse_json_object(outcome.text)
+                wrong = type_mismatch(obj, req.schema)
+                if wrong:  # off the schema, whatever a lenient validator would make of it
+                    raise ReplyParseError(f"the JSON does not match the schema: {wrong}")
+                out = step.Output.model_validate(obj)
             except (ReplyParseError, ValidationError) as exc:
-                error = _short_error(exc)
+                error = short_error(exc)
         if self.audit is not None:
             self.audit.write({
                 "request_id": outcome.key, "step": step.name, "purpose": purpose,
@@ -229,23 +292,22 @@ class LLMJudge:
             return StepResult(step=step.name, status="unscored", raw=None, error=error)
         if out is None:
             if first.finish_reason == "length":  # cut at the budget: the same ask, more room
-                limit = _granted_limit(req, first.granted, _model_limit(api, req.model))
-                longer, sent = _longer(req, cap, limit)
+                limit = granted_limit(req, first.granted, model_limit(api, req.model))
+                longer, sent = longer_ask(req, cap, limit)
                 if longer is None:  # it had all the room it may have: asking again cannot help
                     return StepResult(step=step.name, status="unscored", raw=raw,
-                                      error=_not_asked_again(sent, error))
+                                      error=not_asked_again(sent, error))
                 req = longer
                 retry, purpose = req, "longer"
             else:
-                retry = _follow_up(req, first.text, REPAIR_PROMPT.format(error=error))
+                retry = follow_up(req, first.text, REPAIR_PROMPT.format(error=error))
                 purpose = "repair"
             second, out, error2 = await self._ask(step, api, retry, usage, ids, purpose)
             if second.no_larger_budget:  # the server allows this prompt no more: not sent
                 return StepResult(step=step.name, status="unscored", raw=raw,
-                                  error=_not_asked_again(retry.floor, f"{error}; {error2}"))
-            # counted when a model answered it: a batch run's later passes re-read it cached
-            self.stats.reasks += int(not second.cached)
+                                  error=not_asked_again(retry.floor, f"{error}; {error2}"))
             if out is None:
+                self._raise_if_transient(step, second, error2)
                 return StepResult(step=step.name, status="unscored",
                                   raw=second.text if second.text is not None else raw,
                                   error=f"invalid output after one re-ask: {error2}")
@@ -253,9 +315,10 @@ class LLMJudge:
         warning = None
         problem = step.check(inp, out)
         if problem:
-            retry = _follow_up(req, raw or "", CHECK_PROMPT.format(problem=problem))
+            retry = follow_up(req, raw or "", CHECK_PROMPT.format(problem=problem))
             third, out2, error3 = await self._ask(step, api, retry, usage, ids, "check")
-            self.stats.reasks += int(not third.cached)
+            if out2 is None and not step.keeps_soft_checked:
+                self._raise_if_transient(step, third, error3)
             problem2 = step.check(inp, out2) if out2 is not None else error3
             if out2 is not None and not problem2:
                 out, raw = out2, third.text
@@ -272,6 +335,24 @@ class LLMJudge:
             return StepResult(step=step.name, status="unscored", raw=raw,
                               error=f"finalize failed: {type(exc).__name__}: {exc}")
         return StepResult(step=step.name, status="ok", output=final, raw=raw, warning=warning)
+
+    def _first_time(self, step: str, ids: list[str]) -> bool:
+        """False for a step outcome met on an earlier batch pass (a deferred unit re-runs its
+        finished steps on every pass): counted once."""
+        if self.batch is None:
+            return True
+        before = len(self._counted)
+        self._counted.add((step, *ids[:1]))  # named by its first request
+        return len(self._counted) > before
+
+    def _raise_if_transient(self, step: JudgeStep[Any, Any], outcome: CallOutcome,
+                            error: str | None) -> None:
+        """A step whose last reply failed only transiently is not unscored: it raises
+        :class:`TransientFailure` (its unit unwritten, nothing memoised; the next run computes it)."""
+        if outcome.transient:
+            self.stats.transient += 1
+            self.calls.raise_if_stopped()
+            raise TransientFailure(step.name, f"unusable replies after every retry: {error}")
 
     def unused_step_settings(self) -> list[str]:
         """Per-step settings that matched none of the steps this judge has run (a misspelt step
@@ -317,52 +398,3 @@ class LLMJudge:
         """Close the SDK clients bound to the running event loop."""
         for api in self._apis.values():
             await api.aclose()
-
-
-def _model_limit(api: ModelAPI, model: str) -> int | None:
-    """The largest output budget the model's server said it accepts, when it said so (the
-    OpenAI-compatible API learns it from a 400, ``llm/budget.py``); None when unknown."""
-    ceilings = getattr(api, "output_ceiling", None)
-    return ceilings.get(model) if isinstance(ceilings, dict) else None
-
-
-def _granted_limit(req: Request, granted: int | None, model_limit: int | None) -> int | None:
-    """The output limit a re-ask of ``req`` meets: the model's known one, and the budget the
-    first ask was granted when the server shrank it (a vLLM server allows its context length
-    minus the prompt: the same prompt is allowed no more the second time)."""
-    if granted is None or granted >= req.max_tokens:
-        return model_limit
-    return granted if model_limit is None else min(granted, model_limit)
-
-
-def _longer(req: Request, cap: int, model_limit: int | None) -> tuple[Request | None, int]:
-    """(the re-ask of a reply cut at its budget, the budget the first ask had). The re-ask asks
-    twice the budget, within the step's ``cap`` and the model's output limit; it is None when
-    the first ask already had that much room (the same request again would be cut again, and
-    paid again). It carries the first ask's budget as its ``floor``: a server that would
-    shrink it to that much gets no second call."""
-    limit = cap if model_limit is None else min(cap, model_limit)
-    budget = min(2 * req.max_tokens, limit)
-    first = min(req.max_tokens, limit)
-    if budget <= first:
-        return None, first
-    return Request(**{**req.__dict__, "max_tokens": budget, "floor": first}), first
-
-
-def _not_asked_again(sent: int, error: str | None) -> str:
-    return (f"reply cut at its output budget of {sent} tokens, the step's cap or the model's "
-            f"limit (for this prompt): not asked again ({error})")
-
-
-def _follow_up(req: Request, reply: str, prompt: str) -> Request:
-    messages = [*req.messages, {"role": "assistant", "content": reply or "(empty reply)"},
-                {"role": "user", "content": prompt}]
-    return Request(**{**req.__dict__, "messages": messages, "floor": 0})
-
-
-def _short_error(exc: Exception) -> str:
-    if isinstance(exc, ValidationError):
-        parts = [f"{'.'.join(str(p) for p in e['loc']) or '<root>'}: {e['msg']}"
-                 for e in exc.errors()[:8]]
-        return "the JSON does not match the schema: " + "; ".join(parts)
-    return str(exc)

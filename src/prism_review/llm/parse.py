@@ -229,3 +229,58 @@ def apply_enums(schema: dict[str, Any], enums: dict[str, list[Any]]) -> dict[str
 
     walk(out)
     return out
+
+
+def _fits(value: Any, kind: str) -> bool:
+    if value is None:  # a null is a missing value, which a step's model reads (or refuses)
+        return True
+    if kind == "string":
+        return isinstance(value, str)
+    if kind in ("integer", "number"):  # a numeric string is what a lax validator coerces
+        if isinstance(value, str):
+            try:
+                float(value)
+            except ValueError:
+                return False
+            return True
+        return isinstance(value, int | float) and not isinstance(value, bool)
+    if kind == "boolean":
+        return isinstance(value, bool) or value in (0, 1, "true", "false")
+    if kind in ("array", "object"):  # either container: lenient models read both shapes
+        return isinstance(value, list | dict)
+    return kind != "null"
+
+
+def type_mismatch(value: Any, schema: dict[str, Any] | None, root: dict[str, Any] | None = None,
+                  path: str = "") -> str | None:
+    """Where ``value`` has a JSON type the response ``schema`` does not allow (a list for a
+    string, a word for a number, a string for a list...), or None. Only the types of the
+    object's properties are checked (through nested objects, ``$ref`` and ``anyOf``), not
+    enums, bounds, missing keys, nulls or the items of a list (the reference drops items that
+    are no objects), which the step's own model reads leniently; a list and an object stand for each
+    other (a step's model may read a mapping as either). An answer of the wrong type is an
+    unusable reply even when a lenient validator would coerce it."""
+    if not isinstance(schema, dict):
+        return None
+    root = schema if root is None else root
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/"):
+        node: Any = root
+        for part in ref[2:].split("/"):
+            node = node.get(part, {}) if isinstance(node, dict) else {}
+        return type_mismatch(value, node, root, path)
+    branches = schema.get("anyOf") or schema.get("oneOf")
+    if isinstance(branches, list) and branches:
+        found = [type_mismatch(value, b, root, path) for b in branches]
+        return None if any(f is None for f in found) else found[0]
+    kinds = schema.get("type")
+    kinds = [kinds] if isinstance(kinds, str) else kinds
+    if isinstance(kinds, list) and kinds and not any(_fits(value, k) for k in kinds):
+        return f"{path or '<root>'}: a {type(value).__name__} where the schema wants {'/'.join(kinds)}"
+    if isinstance(value, dict):
+        for key, sub in (schema.get("properties") or {}).items():
+            if key in value:
+                found_in = type_mismatch(value[key], sub, root, f"{path}.{key}".lstrip("."))
+                if found_in:
+                    return found_in
+    return None

@@ -51,8 +51,15 @@ class Fault:
 
     @classmethod
     def truncated(cls, reply: Any = None, keep: float = 0.5) -> Fault:
-        """A 200 reply cut at ``keep`` of its length, with ``finish_reason="length"``."""
+        """A 200 reply cut at ``keep`` of its length, with ``finish_reason="length"``, as a
+        model cut at its budget sends it: ``usage`` counts the request's whole ``max_tokens``."""
         return cls("truncated", then=reply, delay=keep)
+
+    @classmethod
+    def early_length(cls, reply: Any = None, keep: float = 0.5) -> Fault:
+        """A reply cut at ``keep`` of its length with ``finish_reason="length"`` although its
+        budget was not spent (``usage`` counts the text sent): a server's fault."""
+        return cls("early_length", then=reply, delay=keep)
 
     @classmethod
     def empty(cls) -> Fault:
@@ -160,7 +167,7 @@ def render_reply(owner: ReplyOwner, body: dict[str, Any], reply: Reply,
                  rec: RecordedRequest) -> tuple[int, Any, dict[str, str]]:
     """What the chat endpoint answers to ``body`` given the chosen ``reply``: ``(status, JSON
     payload or raw bytes, headers)``; status 0 means no answer (a hang or a disconnect)."""
-    finish = "stop"
+    finish, spent = "stop", False
     if isinstance(reply, Fault):
         rec.fault = reply.kind
         if reply.kind == "status":
@@ -175,7 +182,8 @@ def render_reply(owner: ReplyOwner, body: dict[str, Any], reply: Reply,
         if reply.kind == "slow":
             time.sleep(reply.delay)
             reply = reply.then if reply.then is not None else owner.default_reply(body)
-        elif reply.kind == "truncated":
+        elif reply.kind in ("truncated", "early_length"):
+            spent = reply.kind == "truncated"
             full = _as_text(reply.then if reply.then is not None else owner.default_reply(body))
             reply, finish = full[: max(1, int(len(full) * reply.delay))], "length"
         else:  # "content": malformed or empty
@@ -189,6 +197,9 @@ def render_reply(owner: ReplyOwner, body: dict[str, Any], reply: Reply,
         text, finish = text[: 4 * min(limits)], "length"
     rec.reply, rec.finish = text, finish
     prompt = prompt_tokens(body)
+    used = len(text) // 4 + 1
+    if spent and requested is not None:  # a reply cut at its budget spent all of it
+        used = max(used, requested)
     completion = {
         "id": f"chatcmpl-loopback-{len(owner.requests)}",
         "object": "chat.completion",
@@ -196,9 +207,8 @@ def render_reply(owner: ReplyOwner, body: dict[str, Any], reply: Reply,
         "model": body.get("model", "test-model"),
         "choices": [{"index": 0, "finish_reason": finish,
                      "message": {"role": "assistant", "content": text}}],
-        "usage": {"prompt_tokens": prompt,
-                  "completion_tokens": len(text) // 4 + 1,
-                  "total_tokens": prompt + len(text) // 4 + 1},
+        "usage": {"prompt_tokens": prompt, "completion_tokens": used,
+                  "total_tokens": prompt + used},
     }
     if owner.prompt_cache:
         completion["usage"]["prompt_tokens_details"] = {"cached_tokens": owner.cached_prefix_tokens(body)}

@@ -25,7 +25,9 @@ What a request gets back is decided, in order, by:
 With ``context_seed=N`` (``--context-seed N``) the replies of 3-5 are *context-sensitive*: every
 schema-bounded number in them (scores, grades) is redrawn from a hash of the whole request, so an
 item's answer moves with everything else in its call, as a real model's does, while ids, labels
-and list shapes stay the base reply's (:mod:`prism_review.testing.context_reply`).
+and list shapes stay the base reply's (:mod:`prism_review.testing.context_reply`). With
+``faults=FaultMix(rate, seed=S)`` (``--faults RATE``) a seeded share of those replies is replaced
+by 429s, 500s, dropped connections and unusable replies (:mod:`prism_review.testing.fault_mix`).
 
 The replies, faults and chat-completion payloads are in :mod:`prism_review.testing.llm_reply`
 (re-exported here); this module is the server: choosing a reply, HTTP and the Batch API routes.
@@ -80,6 +82,7 @@ from pathlib import Path
 from typing import Any
 
 from prism_review.testing.context_reply import context_sensitive
+from prism_review.testing.fault_mix import FaultMix
 from prism_review.testing.llm_batch import BatchStore
 from prism_review.testing.llm_reply import (
     Fault,
@@ -104,13 +107,16 @@ class LLMServer:
 
     def __init__(self, responder: Responder | None = None, *, latency: float = 0.0,
                  models: list[str] | None = None, schema_seed: int | None = None,
-                 context_seed: int | None = None, port: int = 0) -> None:
+                 context_seed: int | None = None, port: int = 0,
+                 faults: FaultMix | None = None) -> None:
         self.latency = latency
         #: build default replies from the sent schema only (constrained decoding), seeded
         self.schema_seed = schema_seed
         #: redraw the numbers of every responder/canned/default reply from a hash of the whole
         #: request (:mod:`prism_review.testing.context_reply`); None: off
         self.context_seed = context_seed
+        #: replace a seeded share of the chosen replies by faults; None: off
+        self.faults = faults
         self.port = port
         self.reject_json_schema = False
         #: a model's output limit and whether the request's ``max_tokens`` also cuts replies
@@ -237,9 +243,9 @@ class LLMServer:
             if hit is not None:
                 return hit
         reply = self._base_reply(body, step)
-        if self.context_seed is None:
-            return reply
-        return context_sensitive(body, reply, self.context_seed)
+        if self.context_seed is not None:
+            reply = context_sensitive(body, reply, self.context_seed)
+        return reply if self.faults is None else self.faults.apply(body, reply)
 
     def _base_reply(self, body: dict[str, Any], step: str | None) -> Reply:
         if self._responder is not None:
@@ -394,9 +400,13 @@ def main(argv: list[str] | None = None) -> None:
                         help="context-sensitive replies: numbers drawn from a hash of the whole request")
     parser.add_argument("--api-key", default=None,
                         help="answer 401 to a request whose bearer token is not this key")
+    parser.add_argument("--faults", type=float, default=None,
+                        help="replace this share of the replies by faults of every kind")
+    parser.add_argument("--fault-seed", type=int, default=0, help="the seed of --faults")
     args = parser.parse_args(argv)
+    mix = None if args.faults is None else FaultMix(args.faults, seed=args.fault_seed)
     server = LLMServer(latency=args.latency, schema_seed=args.schema_seed,
-                       context_seed=args.context_seed)
+                       context_seed=args.context_seed, faults=mix)
     server.api_key = args.api_key
     server.start()
     print(server.base_url, flush=True)
