@@ -174,3 +174,25 @@ def test_product_code_never_imports_the_test_helpers() -> None:
         if dep == TESTING or dep.startswith(TESTING + ".")
     ]
     assert not bad, "product code imports prism_review.testing:\n" + "\n".join(bad)
+
+
+TRAINING = "prism_review.training"
+
+
+def test_nothing_a_run_executes_imports_the_training_code() -> None:
+    """Training, export and CV code lives in ``prism_review.training``, which imports the judges;
+    no module outside it may import it (not even inside a function), so a run never loads it."""
+    graph = import_graph()
+    inside = {m for m in graph if m == TRAINING or m.startswith(TRAINING + ".")}
+    # the package is where this test looks: it exists and it imports the judges it trains
+    assert "prism_review.training.constructiveness.train" in inside
+    assert "prism_review.judge.constructiveness.model" in graph[
+        "prism_review.training.constructiveness.train"]
+    bad = [
+        f"{mod} imports {dep} (line {line})"
+        for mod, deps in graph.items()
+        if mod not in inside
+        for dep, line in deps.items()
+        if dep in inside
+    ]
+    assert not bad, "run-time code imports prism_review.training:\n" + "\n".join(bad)

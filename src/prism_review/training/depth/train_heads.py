@@ -1,4 +1,4 @@
-"""Refit the encoder's ``role`` and ``mixed`` heads on PRISM's premise: ``python -m prism_review.judge.depth.train_heads``.
+"""Refit the encoder's ``role`` and ``mixed`` heads on PRISM's premise: ``python -m prism_review.training.depth.train_heads``.
 
 PRISM's Premise "gives concrete details, evidence, reasons or specific support" (prism-reference
 §4.2): SubstanReview's *evidence* (the justification of a claim), and DISAPERE's facts too. The
@@ -11,7 +11,7 @@ int8 graph included) this command fits, with scikit-learn logistic regression:
   request sentences (→ Claim, with the lower weight ``--disapere-claim-weight``). Each review
   is read twice: with every sentence as context (as ``prism agreement --dataset disapere``
   calls classify) and with only its argumentative units (as the DoA steps call it). Mixed
-  sentences also give their gold clauses as units (:mod:`.clauses`);
+  sentences also give their gold clauses as units (:mod:`prism_review.judge.depth.clauses`);
 * ``mixed`` (does a sentence hold a claim and its support?) on SubstanReview train-slice
   sentences.
 
@@ -47,7 +47,7 @@ from prism_review.judge.depth.encoder import (
     contextualise_stacked,
     read_encoder,
 )
-from prism_review.judge.depth.train import DEFAULT_LABELS, DEFAULT_OUT
+from prism_review.training.depth.train import DEFAULT_LABELS, DEFAULT_OUT
 
 ROLE_CLASSES = ["Claim", "Premise"]
 MIXED_CLASSES = ["no", "yes"]
@@ -364,6 +364,8 @@ def main(argv: list[str] | None = None) -> None:
     np.savez_compressed(a.out / ENCODER_HEADS, **arrays)
     meta = json.loads((a.encoder / ENCODER_META).read_text("utf-8"))
     meta["classes"] = {**meta["classes"], "role": ROLE_CLASSES, "mixed": MIXED_CLASSES}
+    # the module's name when the shipped encoder.json was written (it moved to training/ later);
+    # kept so that a retrain reproduces the shipped file byte for byte
     meta["heads_refit"] = (
         "role and mixed refitted by prism_review.judge.depth.train_heads "
         "(SubstanReview evidence = Premise, DISAPERE facts = Premise)"
