@@ -57,6 +57,15 @@ MIXED_WEIGHTS = (1.0, 3.0)
 ASPECTS = ("Soundness", "Clarity", "Contribution", "Other")
 
 
+#: the provenance line written to encoder.json. It names the module as it was called when the
+#: shipped file was written (before it moved to prism_review.training), so that a retrain
+#: reproduces the shipped encoder.json byte for byte
+HEADS_REFIT = (
+    "role and mixed refitted by prism_review.judge.depth.train_heads "
+    "(SubstanReview evidence = Premise, DISAPERE facts = Premise)"
+)
+
+
 def disapere_targets(r: D.LabelledReview, claim_weight: float) -> list[dict[str, float]]:
     """Per-sentence targets (class indices; ``role_w`` a sample weight) of a DISAPERE review.
 
@@ -364,12 +373,7 @@ def main(argv: list[str] | None = None) -> None:
     np.savez_compressed(a.out / ENCODER_HEADS, **arrays)
     meta = json.loads((a.encoder / ENCODER_META).read_text("utf-8"))
     meta["classes"] = {**meta["classes"], "role": ROLE_CLASSES, "mixed": MIXED_CLASSES}
-    # the module's name when the shipped encoder.json was written (it moved to training/ later);
-    # kept so that a retrain reproduces the shipped file byte for byte
-    meta["heads_refit"] = (
-        "role and mixed refitted by prism_review.judge.depth.train_heads "
-        "(SubstanReview evidence = Premise, DISAPERE facts = Premise)"
-    )
+    meta["heads_refit"] = HEADS_REFIT
     (a.out / ENCODER_META).write_text(json.dumps(meta, indent=1) + "\n")
     report = evaluate(a.out, d_dev, s_dev)
     report.update(mixed_dev(a.out, s_path))
