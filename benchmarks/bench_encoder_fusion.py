@@ -115,7 +115,7 @@ def prepare_for_fusion(src: Path, dst: Path) -> None:
     import onnx
     from onnx import helper, numpy_helper
 
-    from prism_review.judge.onnx_post import _constant
+    from prism_review.training.onnx_post import _constant
 
     m = onnx.load(str(src))
     g = m.graph
@@ -200,7 +200,7 @@ def quantise(src: Path, dst: Path, *, weights: str = "s8", per_channel: bool = T
     """onnxruntime dynamic quantisation (activations u8) with the given weight settings."""
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
-    from prism_review.judge.onnx_post import fold_full_mask
+    from prism_review.training.onnx_post import fold_full_mask
 
     wt = QuantType.QInt8 if weights == "s8" else QuantType.QUInt8
     quantize_dynamic(str(src), str(dst), weight_type=wt, per_channel=per_channel,

@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 from sklearn.linear_model import Ridge
 
-from prism_review.judge.constructiveness import rubric_fit as F
-from prism_review.judge.constructiveness import train as T
 from prism_review.judge.constructiveness.features import HAND_NAMES
-from prism_review.judge.constructiveness.lengthfree import length_free_ridge
+from prism_review.training.constructiveness import rubric_fit as F
+from prism_review.training.constructiveness import train as T
+from prism_review.training.constructiveness.lengthfree import length_free_ridge
 
 
 def _data(n: int = 300) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

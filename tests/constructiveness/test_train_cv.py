@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from prism_review.data.jsonl import read_jsonl
-from prism_review.judge.constructiveness import train as T
 from prism_review.testing.shared import SHARED
+from prism_review.training.constructiveness import train as T
 
 REVUTIL = Path(f"{SHARED}/data/labels/revutil/dev.jsonl")
 

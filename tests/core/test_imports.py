@@ -222,3 +222,25 @@ def test_no_import_cycle_between_subpackages() -> None:
         described.append(" <-> ".join(comp) + "\n" + "\n".join(
             f"  {a} -> {b}: {why}" for a in comp for b, why in sorted(graph[a].items()) if b in inside))
     assert not found, "import cycles between subpackages:\n" + "\n".join(described)
+
+
+TRAINING = "prism_review.training"
+
+
+def test_nothing_a_run_executes_imports_the_training_code() -> None:
+    """Training, export and CV code lives in ``prism_review.training``, which imports the judges;
+    no module outside it may import it (not even inside a function), so a run never loads it."""
+    graph = import_graph()
+    inside = {m for m in graph if m == TRAINING or m.startswith(TRAINING + ".")}
+    # the package is where this test looks: it exists and it imports the judges it trains
+    assert "prism_review.training.constructiveness.train" in inside
+    assert "prism_review.judge.constructiveness.model" in graph[
+        "prism_review.training.constructiveness.train"]
+    bad = [
+        f"{mod} imports {dep} (line {line})"
+        for mod, deps in graph.items()
+        if mod not in inside
+        for dep, line in deps.items()
+        if dep in inside
+    ]
+    assert not bad, "run-time code imports prism_review.training:\n" + "\n".join(bad)

@@ -12,7 +12,7 @@ from prism_review.judge.depth.features import (
     section_features,
     section_kind,
 )
-from prism_review.judge.depth.train import neighbour
+from prism_review.training.depth.train import neighbour
 
 
 def test_section_kind() -> None:

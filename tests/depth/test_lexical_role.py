@@ -4,14 +4,14 @@ and the figures are the ones ``prism agreement --dataset substanreview`` reports
 import numpy as np
 
 from prism_review.agreement.substanreview import r_premise
-from prism_review.judge.depth.lexical_role import (
+from prism_review.judge.depth.model import load_model
+from prism_review.training.depth.lexical_role import (
     LABELS,
     NEIGHBOUR_WEIGHT,
     lexical_rows,
     neighbour_block,
     scores,
 )
-from prism_review.judge.depth.model import load_model
 
 
 def test_neighbour_block_does_not_cross_review_edges() -> None:

@@ -1,4 +1,4 @@
-"""The shared int8 ONNX export (judge/onnx_export.py) that the DoA encoder and the novelty
+"""The shared int8 ONNX export (training/onnx_export.py) that the DoA encoder and the novelty
 embedder both go through: the graph keeps the signature the runtimes feed (ids, mask → vec) and
 reproduces torch's mean-pooled vectors. Needs the ``train`` extra; skipped without it."""
 
@@ -43,7 +43,7 @@ def _tiny_bert():
 def test_export_keeps_signature_and_pooled_vectors(tmp_path: Path) -> None:
     import onnxruntime as ort
 
-    from prism_review.judge.onnx_export import (
+    from prism_review.training.onnx_export import (
         INPUT_NAMES,
         OUTPUT_NAME,
         export_pooled_int8,
@@ -78,7 +78,7 @@ def test_export_keeps_signature_and_pooled_vectors(tmp_path: Path) -> None:
         np.testing.assert_allclose(got, ref, atol=1e-4)
 
 def test_export_drops_fp32_graph_by_default(tmp_path: Path) -> None:
-    from prism_review.judge.onnx_export import export_pooled_int8
+    from prism_review.training.onnx_export import export_pooled_int8
 
     assert export_pooled_int8(_tiny_bert(), _Tok(), tmp_path / "g.onnx") is None
     assert sorted(p.name for p in tmp_path.iterdir()) == ["g.onnx"]

@@ -16,7 +16,7 @@ import pytest
 onnx = pytest.importorskip("onnx")
 from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 
-from prism_review.judge.onnx_post import (  # noqa: E402
+from prism_review.training.onnx_post import (  # noqa: E402
     fold_full_mask,
     is_quantised,
     post_process,

@@ -4,8 +4,8 @@
 import pytest
 
 from prism_review.judge.depth import data as D
-from prism_review.judge.depth.train import DEFAULT_LABELS
-from prism_review.judge.depth.train_encoder import (
+from prism_review.training.depth.train import DEFAULT_LABELS
+from prism_review.training.depth.train_encoder import (
     AUXILIARY,
     DISAPERE_CLAIM_WEIGHT,
     OBJECTIVES,

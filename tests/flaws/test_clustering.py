@@ -9,14 +9,6 @@ import pytest
 
 from prism_review.data.layout import EvalLayout, demo_root
 from prism_review.dimensions.flaws import review_text
-from prism_review.judge.flaws.cluster_gold import (
-    PairScore,
-    default_clusterer,
-    legacy_clusterer,
-    load_gold,
-    score_rows,
-    score_split,
-)
 from prism_review.judge.flaws.clustering import (
     ClusterParams,
     cluster,
@@ -28,6 +20,14 @@ from prism_review.judge.flaws.clustering import (
 from prism_review.judge.flaws.models import ConsolidateInput, ReviewerText
 from prism_review.judge.flaws.offline import consolidate
 from prism_review.judge.flaws.splitting import criticisms
+from prism_review.training.flaws.cluster_gold import (
+    PairScore,
+    default_clusterer,
+    legacy_clusterer,
+    load_gold,
+    score_rows,
+    score_split,
+)
 
 GOLD = Path(__file__).parent / "data" / "cross_reviewer_flaws.jsonl"
 T = "4. Experimental Design & Evaluation - Other Evaluation Issues"

@@ -75,7 +75,7 @@ OFFLINE_TRAINED_ON: dict[str, str] = {
     ),
     "333f5fb01d8e8ba449822a479340034689c474d1a3d4f21184dd777f03a51b05": (
         "SubstanReview train: the depth model was fitted on 80% of it (the id % 5 == 0 reviews "
-        "are held out: python -m prism_review.judge.depth.train --write-substan-dev FILE)"
+        "are held out: python -m prism_review.training.depth.train --write-substan-dev FILE)"
     ),
     "ed557d9402ccaa3a30d1ea6182dd33050340833e8ae9f9409ba5ab61a1b34f09": (
         "RevUtil dev: the constructiveness D1-D3 scorers and the depth grounding model were "

@@ -47,14 +47,15 @@ def _safe(name: str) -> str:
 def demo_figures(run: Path | None = None) -> dict[str, Any]:
     """Figures of an offline demo run (made here in a temporary folder when ``run`` is None)."""
     if run is None:
+        import subprocess
+        import sys
+
         with tempfile.TemporaryDirectory() as tmp:
-            from typer.testing import CliRunner
-
-            from prism_review.cli import app
-
-            res = CliRunner().invoke(app, ["evaluate", "--out", f"{tmp}/run", "-q", "--no-report"])
-            if res.exit_code != 0:
-                raise RuntimeError(f"demo run failed: {res.output[-500:]}")
+            # the prism command in a child process: the report package does not import the CLI
+            res = subprocess.run([sys.executable, "-m", "prism_review.cli", "evaluate", "--out",
+                                  f"{tmp}/run", "-q", "--no-report"], capture_output=True, text=True)
+            if res.returncode != 0:
+                raise RuntimeError(f"demo run failed: {(res.stdout + res.stderr)[-500:]}")
             return demo_figures(Path(tmp) / "run")
     import numpy as np
 

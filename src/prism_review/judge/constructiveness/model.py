@@ -1,7 +1,7 @@
 """The offline constructiveness models: linear scorers stored as JSON (no pickle).
 
 The artefact ``resources/models/constructiveness/scorers.json`` (built by
-``python -m prism_review.judge.constructiveness.train``) holds
+``python -m prism_review.training.constructiveness.train``) holds
 
 * ``rubric``: one TF-IDF vocabulary/idf and, for each of D1/D2/D3, the ridge coefficients over
   [TF-IDF | hand features | cue densities] (:func:`~.features.rubric_matrix`), followed by the
@@ -122,6 +122,6 @@ def load_models(path: str | None = None) -> Models:
     p = Path(path) if path else artefact_dir() / ARTEFACT
     if not p.exists():
         raise FileNotFoundError(
-            f"{p} is missing; build it with `python -m prism_review.judge.constructiveness.train`"
+            f"{p} is missing; build it with `python -m prism_review.training.constructiveness.train`"
         )
     return models_from_dict(json.loads(p.read_text(encoding="utf-8")))

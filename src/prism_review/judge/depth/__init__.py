@@ -1,1 +1,1 @@
-"""Depth of Analysis judge steps, prompts and the offline judge (model, features, training)."""
+"""Depth of Analysis judge steps, prompts and the offline judge (model, features; trained by :mod:`prism_review.training.depth`)."""

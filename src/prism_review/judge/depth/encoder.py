@@ -2,7 +2,7 @@
 
 A three-layer cut of all-MiniLM-L6-v2, fine-tuned on the human labels (see the model card),
 turns each unit into a 384-d mean-pooled vector (ONNX graph, int8 weights, ``encoder.onnx``,
-post-processed by :mod:`prism_review.judge.onnx_post` for one sentence per run).
+post-processed by :mod:`prism_review.training.onnx_post` for one sentence per run).
 The units of one call are then read in order by a small context module — residual width-3
 convolutions over the sequence of unit vectors, so each unit sees its neighbours, plus the
 mean vector of the whole call — and linear heads give, per unit:
@@ -11,10 +11,10 @@ mean vector of the whole call — and linear heads give, per unit:
 * ``role`` — P(Claim), P(Premise);
 * ``aspect`` — P(Soundness), P(Clarity), P(Contribution), P(Other);
 * ``mixed`` — P(the sentence holds a claim and its support), when the artefacts have it
-  (:mod:`.clauses`; ``role`` and ``mixed`` are refitted by :mod:`.train_heads`).
+  (:mod:`.clauses`; ``role`` and ``mixed`` are refitted by :mod:`prism_review.training.depth.train_heads`).
 
 Only numpy, ``tokenizers`` and ``onnxruntime`` run here (no torch). The artefacts are written
-by :mod:`prism_review.judge.depth.train_encoder` and loaded lazily once per process.
+by :mod:`prism_review.training.depth.train_encoder` and loaded lazily once per process.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ three sparse blocks — the unit's own TF-IDF vector, the previous unit's and th
 (both scaled by ``hyperparameters.context_weight``; zero at the review's edges) — before the
 dense block. The neighbours are the units of the same call, in order.
 
-The artefacts are written by :mod:`prism_review.judge.depth.train` and loaded lazily once per
+The artefacts are written by :mod:`prism_review.training.depth.train` and loaded lazily once per
 process (:func:`load_model`).
 """
 

@@ -10,7 +10,7 @@
   (:mod:`.encoder`: each unit sees its neighbours);
 * ground: the linear ``grounding`` head (:mod:`.model`) per premise, on the premise's own text
   (trained on RevUtil points; measured on units of a premise's size, single-sentence points,
-  by :mod:`.train_grounding`; see the model card).
+  by :mod:`prism_review.training.depth.train_grounding`; see the model card).
 """
 
 from __future__ import annotations

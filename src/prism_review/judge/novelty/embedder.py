@@ -1,7 +1,7 @@
 """The offline novelty judge's text embedder: all-MiniLM-L6-v2 run with onnxruntime.
 
 The sentence-transformers model all-MiniLM-L6-v2, not fine-tuned, exported to an int8 ONNX graph
-by :mod:`prism_review.judge.novelty.export_embedder` (the DoA encoder's route: tokenizers +
+by :mod:`prism_review.training.novelty.export_embedder` (the DoA encoder's route: tokenizers +
 onnxruntime, no torch at run time). A text's vector is the mean of its token vectors, L2
 normalised, so the dot product of two vectors is their cosine similarity.
 

@@ -18,7 +18,7 @@ out):
 Step 2 must not change a single bit: the command runs the graph before and after it on the
 demo's review sentences (or ``--texts``) and refuses to write unless every vector is identical.
 
-    python -m prism_review.judge.onnx_post SRC.onnx DST.onnx [--tokenizer tokenizer.json]
+    python -m prism_review.training.onnx_post SRC.onnx DST.onnx [--tokenizer tokenizer.json]
 
 Needs ``onnx`` (``pip install -e ".[train]"``); the judge itself needs only onnxruntime.
 """
@@ -212,7 +212,7 @@ def post_process(
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(prog="python -m prism_review.judge.onnx_post", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m prism_review.training.onnx_post", description=__doc__.split("\n\n")[0])
     ap.add_argument("src", type=Path, help="exported graph (encoder.fp32.onnx or an int8 encoder.onnx)")
     ap.add_argument("dst", type=Path, help="where to write the judge's graph")
     ap.add_argument("--tokenizer", type=Path, help="tokenizer.json (default: beside SRC)")

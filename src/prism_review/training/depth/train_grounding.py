@@ -1,4 +1,4 @@
-"""Grounding scored on the unit it is asked about: ``python -m prism_review.judge.depth.train_grounding --out DIR``.
+"""Grounding scored on the unit it is asked about: ``python -m prism_review.training.depth.train_grounding --out DIR``.
 
 The ground step scores one premise (a sentence or a clause), while RevUtil grades whole review
 points (often several sentences). This command measures a grounding recipe *on units*: a
@@ -31,8 +31,8 @@ import numpy as np
 from prism_review.data.jsonl import read_jsonl
 from prism_review.judge.depth.data import grounding_of_revutil
 from prism_review.judge.depth.model import DepthModel, read_model, save_model
-from prism_review.judge.depth.train import DEFAULT_LABELS, DEFAULT_OUT
 from prism_review.text import sentence_spans
+from prism_review.training.depth.train import DEFAULT_LABELS, DEFAULT_OUT
 
 
 def points(labels: Path, gpt4o: bool) -> list[dict[str, Any]]:

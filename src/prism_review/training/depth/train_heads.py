@@ -1,4 +1,4 @@
-"""Refit the encoder's ``role`` and ``mixed`` heads on PRISM's premise: ``python -m prism_review.judge.depth.train_heads``.
+"""Refit the encoder's ``role`` and ``mixed`` heads on PRISM's premise: ``python -m prism_review.training.depth.train_heads``.
 
 PRISM's Premise "gives concrete details, evidence, reasons or specific support" (prism-reference
 §4.2): SubstanReview's *evidence* (the justification of a claim), and DISAPERE's facts too. The
@@ -11,7 +11,7 @@ int8 graph included) this command fits, with scikit-learn logistic regression:
   request sentences (→ Claim, with the lower weight ``--disapere-claim-weight``). Each review
   is read twice: with every sentence as context (as ``prism agreement --dataset disapere``
   calls classify) and with only its argumentative units (as the DoA steps call it). Mixed
-  sentences also give their gold clauses as units (:mod:`.clauses`);
+  sentences also give their gold clauses as units (:mod:`prism_review.judge.depth.clauses`);
 * ``mixed`` (does a sentence hold a claim and its support?) on SubstanReview train-slice
   sentences.
 
@@ -47,7 +47,7 @@ from prism_review.judge.depth.encoder import (
     contextualise_stacked,
     read_encoder,
 )
-from prism_review.judge.depth.train import DEFAULT_LABELS, DEFAULT_OUT
+from prism_review.training.depth.train import DEFAULT_LABELS, DEFAULT_OUT
 
 ROLE_CLASSES = ["Claim", "Premise"]
 MIXED_CLASSES = ["no", "yes"]
@@ -55,6 +55,15 @@ MIXED_CLASSES = ["no", "yes"]
 #: between plain and balanced, so that the run-time 0.5 threshold does not split too often
 MIXED_WEIGHTS = (1.0, 3.0)
 ASPECTS = ("Soundness", "Clarity", "Contribution", "Other")
+
+
+#: the provenance line written to encoder.json. It names the module as it was called when the
+#: shipped file was written (before it moved to prism_review.training), so that a retrain
+#: reproduces the shipped encoder.json byte for byte
+HEADS_REFIT = (
+    "role and mixed refitted by prism_review.judge.depth.train_heads "
+    "(SubstanReview evidence = Premise, DISAPERE facts = Premise)"
+)
 
 
 def disapere_targets(r: D.LabelledReview, claim_weight: float) -> list[dict[str, float]]:
@@ -364,10 +373,7 @@ def main(argv: list[str] | None = None) -> None:
     np.savez_compressed(a.out / ENCODER_HEADS, **arrays)
     meta = json.loads((a.encoder / ENCODER_META).read_text("utf-8"))
     meta["classes"] = {**meta["classes"], "role": ROLE_CLASSES, "mixed": MIXED_CLASSES}
-    meta["heads_refit"] = (
-        "role and mixed refitted by prism_review.judge.depth.train_heads "
-        "(SubstanReview evidence = Premise, DISAPERE facts = Premise)"
-    )
+    meta["heads_refit"] = HEADS_REFIT
     (a.out / ENCODER_META).write_text(json.dumps(meta, indent=1) + "\n")
     report = evaluate(a.out, d_dev, s_dev)
     report.update(mixed_dev(a.out, s_path))

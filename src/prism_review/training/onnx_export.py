@@ -1,7 +1,7 @@
 """One route from a transformers encoder to the int8 ONNX graphs the offline judges run.
 
-Both the DoA sentence encoder (:mod:`prism_review.judge.depth.train_encoder`) and the novelty
-text embedder (:mod:`prism_review.judge.novelty.export_embedder`) ship the same kind of graph:
+Both the DoA sentence encoder (:mod:`prism_review.training.depth.train_encoder`) and the novelty
+text embedder (:mod:`prism_review.training.novelty.export_embedder`) ship the same kind of graph:
 a (possibly cut and fine-tuned) all-MiniLM-L6-v2 followed by mean pooling over the attention
 mask, with inputs ``ids`` and ``mask`` (int64, batch × tokens) and output ``vec`` (batch ×
 hidden), weights quantised to int8 by onnxruntime's dynamic quantisation, per channel. Keeping

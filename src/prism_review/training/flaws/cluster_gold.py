@@ -7,7 +7,7 @@ problems the item raises). Two items of *different* reviewers of one paper are t
 their key sets intersect. Every such pair is a decision of the clusterer (same cluster or not);
 precision, recall and F1 are micro-averaged over all pairs of a split.
 
-``python -m prism_review.judge.flaws.cluster_gold GOLD.jsonl`` prints the figures of both halves
+``python -m prism_review.training.flaws.cluster_gold GOLD.jsonl`` prints the figures of both halves
 with the default :class:`~prism_review.judge.flaws.clustering.ClusterParams`; ``--legacy`` those
 of the clustering before the gold set (:func:`legacy_clusterer`).
 """
@@ -64,7 +64,7 @@ def load_gold(path: str | Path) -> dict[str, list[dict[str, Any]]]:
 
 
 def default_clusterer(params: ClusterParams | None = None) -> Clusterer:
-    """The offline Step 1 clustering with taxonomy topics, as :func:`.offline.consolidate`."""
+    """The offline Step 1 clustering with taxonomy topics, as :func:`~prism_review.judge.flaws.offline.consolidate`."""
 
     def run(
         reviewers: Sequence[str], items: Sequence[str], quotes: Sequence[str]

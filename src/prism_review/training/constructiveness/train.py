@@ -1,12 +1,12 @@
 """Build the offline constructiveness artefact (deterministic).
 
-    python -m prism_review.judge.constructiveness.train \\
+    python -m prism_review.training.constructiveness.train \\
         [--revutil ../shared/data/labels/revutil/dev.jsonl] \\
         [--gpt4o ../shared/data/labels/revutil-gpt4o/train.jsonl] \\
         [--disapere ../shared/data/labels/disapere] [--out DIR]
 
 * D1/D2/D3: ridge regression on [TF-IDF uni+bigrams | rubric cue features | cue densities]
-  (:func:`~.features.rubric_matrix`). Targets: the mean of the human annotators' numeric labels
+  (:func:`~prism_review.judge.constructiveness.features.rubric_matrix`). Targets: the mean of the human annotators' numeric labels
   of the RevUtil dev points (actionability, grounding_specificity, verifiability) and, for the
   aspects of :data:`SETUP` that use them, GPT-4o's labels of other RevUtil points (LLM labels:
   trained on, never measured on). A source column (1 = GPT-4o) absorbs GPT-4o's different use of
@@ -44,7 +44,9 @@ import numpy as np
 from prism_review.data.jsonl import read_jsonl
 from prism_review.judge.constructiveness.features import Tfidf, hand_matrix
 from prism_review.judge.constructiveness.model import ARTEFACT, artefact_dir
-from prism_review.judge.constructiveness.rubric_fit import (
+from prism_review.judge.constructiveness.support import SUPPORT_NAMES, encoder_at, support_matrix
+from prism_review.shared_folder import SHARED
+from prism_review.training.constructiveness.rubric_fit import (
     CONVERSION,
     feature_matrix,
     fit_ridge,
@@ -61,9 +63,7 @@ from prism_review.judge.constructiveness.rubric_fit import (
     unused_blocks,
     word_counts,
 )
-from prism_review.judge.constructiveness.support import SUPPORT_NAMES, encoder_at, support_matrix
-from prism_review.judge.constructiveness.train_types import train_types
-from prism_review.shared_folder import SHARED
+from prism_review.training.constructiveness.train_types import train_types
 
 ASPECTS = {
     "D1_actionability": "actionability",
@@ -99,7 +99,7 @@ def train_rubric(
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """Cross-validate, then fit the D1–D3 scorers on all rows. Returns (artefact part, report).
 
-    ``support``: the :func:`~.support.support_matrix` of the human then the GPT-4o points (by
+    ``support``: the :func:`~prism_review.judge.constructiveness.support.support_matrix` of the human then the GPT-4o points (by
     default computed with the shipped encoder when a set-up uses it); ``setup``: per dimension
     as :data:`SETUP`."""
     gpt_rows = gpt_rows or []
@@ -259,7 +259,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--disapere", type=Path, default=DEFAULT_DISAPERE)
     ap.add_argument("--out", type=Path, default=None)
     ap.add_argument("--support-encoder", default=None,
-                    help="also give D3 the DoA encoder's support features (:mod:`.support`): 'shipped' "
+                    help="also give D3 the DoA encoder's support features (:mod:`prism_review.judge.constructiveness.support`): 'shipped' "
                     "or an encoder folder; measured without gain (model card), so off by default. The "
                     "artefact then needs that encoder shipped: run time reads the bundled one")
     a = ap.parse_args(argv)

@@ -12,7 +12,7 @@ No dataset labels atomic comments, so two labelled structures stand in:
 
 Both are reported for the shipped segmenter and for one-comment-per-sentence, the previous unit.
 
-    python -m prism_review.judge.constructiveness.segment_check [--revutil FILE] [--substan FILE]
+    python -m prism_review.training.constructiveness.segment_check [--revutil FILE] [--substan FILE]
 """
 
 from __future__ import annotations

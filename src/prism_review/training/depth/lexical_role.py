@@ -1,17 +1,17 @@
 """Experiment (issue 12): the encoder's role evidence stacked with sparse lexical features.
 
-``python -m prism_review.judge.depth.lexical_role [--vector-cache FILE]``
+``python -m prism_review.training.depth.lexical_role [--vector-cache FILE]``
 
 SubstanReview sentence claim / evidence / none, one review's sentences as one call (every
 sentence as context). Two stages, both scikit-learn logistic regression, class-balanced:
 
 1. ``encoder``: a 3-class head on the frozen encoder's run-time features
-   (``[own | contextualised | call mean]``, int8 graph, :mod:`.encoder`). Its training-slice
+   (``[own | contextualised | call mean]``, int8 graph, :mod:`prism_review.judge.depth.encoder`). Its training-slice
    log-probabilities for stage 2 are out-of-fold (5 review-grouped folds), so stage 2 does not
    learn to trust in-sample scores. (The encoder itself was fine-tuned on the train slice's
    argumentative labels, which no fold can undo: its train figures stay optimistic.)
 2. ``stack``: one 3-class model over the sentence's sublinear TF-IDF vector (word 1-2-grams and
-   in-word char 2-5-grams; the shipped linear model's vocabulary and idf, :mod:`.model`), the
+   in-word char 2-5-grams; the shipped linear model's vocabulary and idf, :mod:`prism_review.judge.depth.model`), the
    previous and next sentence's vectors (weight 0.5), the 43 scaled dense cues (numbers,
    citations, figure/table references, because/since/e.g., position, section, neighbour cues,
    sentiment) and stage 1's log-probabilities of the sentence and of its two neighbours.
@@ -36,7 +36,7 @@ from prism_review.agreement.substanreview import r_premise
 from prism_review.judge.depth import data as D
 from prism_review.judge.depth.encoder import contextualise_stacked, read_encoder
 from prism_review.judge.depth.model import load_model
-from prism_review.judge.depth.train import DEFAULT_LABELS, DEFAULT_OUT
+from prism_review.training.depth.train import DEFAULT_LABELS, DEFAULT_OUT
 
 LABELS = list(D.SUBSTAN_LABELS)
 NEIGHBOUR_WEIGHT = 0.5

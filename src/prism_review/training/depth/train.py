@@ -1,4 +1,4 @@
-"""Train the offline DoA judge: ``python -m prism_review.judge.depth.train``.
+"""Train the offline DoA judge: ``python -m prism_review.training.depth.train``.
 
 Reads the human-labelled files (``--labels``, default ``<shared>/data/labels`` beside the clone, or
 ``$PRISM_LABELS``) and writes ``model.json`` + ``weights.npz`` + ``dev_report.json`` to

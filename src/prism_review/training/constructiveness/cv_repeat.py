@@ -1,6 +1,6 @@
 """How much of a D1–D3 figure is the luck of the folds: repeated grouped CV on RevUtil dev.
 
-    python -m prism_review.judge.constructiveness.cv_repeat [--repeats 4] [--support-encoder PATH]
+    python -m prism_review.training.constructiveness.cv_repeat [--repeats 4] [--support-encoder PATH]
 
 :mod:`.train` measures each scorer on one grouped 5-fold split (``GroupKFold``). With 272
 verifiability points the Spearman of three levels moves by about 0.01–0.03 from one split to
@@ -12,7 +12,7 @@ fitted once on every text (label-free) and the thresholds are the proportion qua
 pooled out-of-fold predictions (as the shipped thresholds are made), so its figures are a
 comparison between set-ups, not a replacement for the training report's.
 
-``--support-encoder`` adds the DoA encoder's support features (:mod:`.support`) to D3 ("shipped"
+``--support-encoder`` adds the DoA encoder's support features (:mod:`prism_review.judge.constructiveness.support`) to D3 ("shipped"
 for the bundled encoder, or a folder with another encoder's artefacts).
 """
 
@@ -27,10 +27,10 @@ from typing import Any
 import numpy as np
 
 from prism_review.data.jsonl import read_jsonl
-from prism_review.judge.constructiveness import rubric_fit as F
-from prism_review.judge.constructiveness import train as T
 from prism_review.judge.constructiveness.features import Tfidf, hand_matrix
 from prism_review.judge.constructiveness.support import encoder_at, support_matrix
+from prism_review.training.constructiveness import rubric_fit as F
+from prism_review.training.constructiveness import train as T
 
 
 def fold_of(paper_id: str, repeat: int, k: int = 5) -> int:

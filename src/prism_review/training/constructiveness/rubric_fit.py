@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from prism_review.judge.constructiveness.features import HAND_NAMES, Tfidf, density_matrix
-from prism_review.judge.constructiveness.lengthfree import length_free_ridge
+from prism_review.training.constructiveness.lengthfree import length_free_ridge
 
 
 def numeric_mean(labels: Sequence[Any]) -> float:
@@ -83,7 +83,7 @@ def word_counts(texts: Sequence[str]) -> np.ndarray:
 
 def feature_matrix(tf: Tfidf, texts: Sequence[str], hand: np.ndarray, support: np.ndarray) -> np.ndarray:
     """[TF-IDF | hand | densities | support] of ``texts`` (``hand``, ``support``: their hand and
-    :func:`~.support.support_matrix` features)."""
+    :func:`~prism_review.judge.constructiveness.support.support_matrix` features)."""
     return np.hstack([tf.transform(texts), hand, density_matrix(hand), support])
 
 

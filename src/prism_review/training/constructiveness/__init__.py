@@ -1,0 +1,1 @@
+"""Training of the offline constructiveness scorers (:mod:`.train`) and their checks."""

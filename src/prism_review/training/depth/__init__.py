@@ -1,0 +1,1 @@
+"""Training of the offline DoA judge: linear model (:mod:`.train`), encoder, heads, grounding."""

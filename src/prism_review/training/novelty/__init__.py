@@ -1,0 +1,1 @@
+"""Export of the offline novelty judge's text embedder (:mod:`.export_embedder`)."""
