@@ -10,8 +10,9 @@ import pytest
 from data_shapes import TEI, zip_folder
 
 from prism_review.data.grobid import parse_grobid_bib, parse_grobid_metadata, parse_tei
-from prism_review.data.venue_folder import VenueFolder, unsafe_member
+from prism_review.data.venue_folder import VenueFolder
 from prism_review.guards.errors import DataError
+from prism_review.guards.safepath import unsafe_member
 from prism_review.records import DecisionKind
 
 
