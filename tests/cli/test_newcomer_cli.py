@@ -50,6 +50,48 @@ def test_sample_that_selects_nothing_is_refused_with_the_reason(tmp_path: Path) 
         assert not (tmp_path / "run").exists()  # refused: no folder holding only .lock
 
 
+def test_sample_of_a_proreviewer_folder_filters_the_run(tmp_path: Path) -> None:
+    """ProReviewer's files (train = ICLR 2025, test = ICLR 2026) read by the generic source path:
+    the sample's papers, and only those, are evaluated."""
+    import random
+
+    def row(pid: str, year: int, decision: str) -> dict[str, object]:
+        words = " ".join(random.Random(pid).sample(["method", "baseline", "ablation", "data",
+                                                    "novelty", "proof", "figure", "metric"], 5))
+        reviews = [{"id": f"{pid}-r{i}", "initial_rating": 3 + 2 * i, "confidence": 3,
+                    "summary": f"The paper studies {words}.", "strengths": "Clear writing.",
+                    "weaknesses": f"The {words} are not compared with a strong baseline; "
+                                  "please add an ablation of each component.",
+                    "questions": "How sensitive is the method to its learning rate?"}
+                   for i in range(2)]
+        return {"paper_id": pid, "arxiv_id": None, "title": pid,
+                "markdown": {"content": f"# {pid}\n\nWe study {words}.", "metadata": {"pages": 1}},
+                "reviews": reviews, "scores": {"mean_rating": 4.0},
+                "metadata": {"venue": f"ICLR {year} Poster", "venueid": f"ICLR.cc/{year}/Conference"},
+                "meta_review": {"metareview": ""}, "decision": {"decision": decision}}
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    src = tmp_path / "proreviewer"  # the Hugging Face dataset's parquet layout
+    (src / "data").mkdir(parents=True)
+    for split, year in (("train", 2025), ("test", 2026)):
+        rows = [row(f"{split}{i}", year, "Reject" if i % 2 else "Accept (Poster)") for i in range(6)]
+        pq.write_table(pa.Table.from_pylist(rows), src / "data" / f"{split}-00000-of-00001.parquet")
+    code, out = _run("data", "sample", str(src), "--size", "4", "--seed", "3",
+                     "--out", str(tmp_path / "M"))
+    assert code == 0, out
+    venues = json.loads((tmp_path / "M" / "sample_manifest.json").read_text())["venues"]
+    ids = {(v, p) for v, entry in venues.items() for p in entry["paper_ids"]}
+    assert len(ids) == 8 and {v for v, _ in ids} == {"ICLR2025", "ICLR2026"}, venues  # 4 a venue
+    code, out = _run("evaluate", "--data", str(src), "--sample", str(tmp_path / "M"),
+                     "--dimension", "constructiveness", "--out", str(tmp_path / "run"), "--quiet",
+                     "--no-report")
+    assert code == 0, out
+    rows = read_results(tmp_path / "run" / "results.jsonl")
+    assert {(r.venue, r.paper_id) for r in rows} == ids  # 8 of the 12 papers, exactly those
+
+
 # -- 2. a dry run never touches the run folder; refused runs leave no folder ---------------------
 def test_dry_run_leaves_the_run_folder_untouched(tmp_path: Path) -> None:
     run = tmp_path / "demo"
