@@ -132,3 +132,26 @@ def test_errors_jsonl_holds_a_bounded_number_of_failures(tmp_path: Path, monkeyp
     assert len(failures) == 3 and n_units > 3
     assert notes == [f"{n_units - 3} more unit failure(s) not written here (at most 3 per run); "
                      "the run's totals count them all"]
+
+
+def test_errors_jsonl_stays_bounded_over_many_resumes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # before: each run appended its failures to those of every earlier run of the folder
+    from prism_review.pipelines import inputs
+
+    async def boom(self, unit, ctx):  # type: ignore[no-untyped-def]
+        raise RuntimeError("every unit fails")
+
+    monkeypatch.setattr(type(get_dimension("constructiveness")), "evaluate", boom)
+    monkeypatch.setattr(outcomes, "MAX_FAILURE_ROWS", 3)
+    monkeypatch.setattr(inputs, "MAX_KEPT_LINES", 5)
+    root = write_layout(tmp_path / "data", {"ICLR2024": ["p1", "p2"]})
+    out = tmp_path / "run"
+    for _ in range(4):  # each run retries the failed units and fails them again
+        res = runner.invoke(app, ["evaluate", "--data", str(root), "--out", str(out),
+                                  "--dimension", "constructiveness", "--quiet", "--no-report"])
+        assert "unit(s) failed" in res.output, res.output
+    rows = [json.loads(x) for x in (out / "errors.jsonl").read_text().splitlines()]
+    kept = [r for r in rows if r.get("kind") not in {"input", "skip"}]
+    assert len(kept) == 6, rows  # the newest 5 and one note saying what was dropped (was 16)
+    assert "older line(s) of earlier runs' unit failures dropped" in kept[0]["error"]
+    assert kept[-1]["kind"] == "note" and "at most 3 per run" in kept[-1]["error"]  # the last run's

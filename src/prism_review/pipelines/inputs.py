@@ -23,6 +23,9 @@ from prism_review.guards.errors import DataError
 
 #: ``kind`` of an errors.jsonl row for an input problem / a counted skip
 PROBLEM, SKIP = "input", "skip"
+#: unit-failure and note lines errors.jsonl keeps over all the runs of a folder (a run writes at
+#: most ``outcomes.MAX_FAILURE_ROWS`` and a note): the newest are kept, the older ones counted
+MAX_KEPT_LINES = 1_002
 
 
 @dataclass
@@ -170,5 +173,11 @@ def write_input_issues(path: Path, issues: list[dict[str, Any]]) -> None:
                 kept.append(line)
     if not kept and not issues:
         return
+    if len(kept) > MAX_KEPT_LINES:  # a folder resumed many times must not grow without bound
+        dropped = len(kept) - MAX_KEPT_LINES
+        note = {"kind": "note", "error": f"{dropped} older line(s) of earlier runs' unit failures "
+                f"dropped here (errors.jsonl keeps the newest {MAX_KEPT_LINES})",
+                "time": datetime.now(UTC).isoformat(timespec="seconds")}
+        kept = [json.dumps(note)] + kept[-MAX_KEPT_LINES:]
     rows = kept + [json.dumps(i, ensure_ascii=False) for i in issues]
     write_text(path, "\n".join(rows) + "\n")
