@@ -138,6 +138,10 @@ def evaluate(
         bool, typer.Option("--dry-run", help="Print the estimated calls, tokens and cost per dimension; call no model")
     ] = False,
     report: Annotated[bool, typer.Option("--report/--no-report", help="Write report.html")] = True,
+    card: Annotated[
+        Path | None, typer.Option("--card", help="Judge card to read (written by `prism agreement --judge J "
+                                  "--card PATH`; default: the judge's, in <cache>/judge_cards/)")
+    ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No live progress")] = False,
 ) -> None:
     """Evaluate reviews on PRISM's dimensions; resumable; writes results, summary and report."""
@@ -150,7 +154,7 @@ def evaluate(
         engine=engine, concurrency=concurrency, base_url=base_url, config=config,
         cache_dir=cache_dir, no_cache=no_cache, max_errors=max_errors, rpm=rpm, tpm=tpm,
         retrieval=retrieval, index_dir=index_dir, human_aggregation=human_aggregation,
-        set_=set_, batch=batch, dry_run=dry_run,
+        set_=set_, batch=batch, dry_run=dry_run, card=card,
     )
     if dry_run and judge == "offline":
         console.print("dry run: the offline judge calls no model; the run costs nothing")

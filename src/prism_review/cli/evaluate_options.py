@@ -56,6 +56,7 @@ def evaluate_options(
     set_: list[str] | None,
     batch: bool,
     dry_run: bool,
+    card: Path | None = None,
 ) -> EvalOptions:
     """The run's options, each checked (exit 2 with one line on the first bad one). The judge's
     run-folder paths are not set here (:func:`~prism_review.pipelines.run_config.with_run_paths`)."""
@@ -82,6 +83,7 @@ def evaluate_options(
         "human_aggregation": human_aggregation,
     })
     _check_files(config, index_dir)
+    card = _check_card(card, judge)
     settings.update(_set_options(set_))
     if protocol not in PROTOCOLS:
         raise refusal(f"unknown --protocol {protocol!r}; valid protocols (closest "
@@ -109,6 +111,7 @@ def evaluate_options(
         by_venue=by_venue,
         concurrency=concurrency or 8,
         settings=settings,
+        card=card,
     )
 
 
@@ -139,6 +142,18 @@ def _check_files(config: Path | None, index_dir: Path | None) -> None:
         if not (index_dir / MANIFEST).is_file():  # else every novelty unit fails on its own
             raise refusal(f"--index-dir {escape(str(index_dir))}: no prism literature index there "
                           "(build one with `prism index build`)", soft_wrap=True, highlight=False)
+
+
+def _check_card(card: Path | None, judge: str) -> Path | None:
+    """``--card`` names a readable card of this judge (its absolute path, for the manifest)."""
+    if card is None:
+        return None
+    from prism_review.report.judge_card import CardError, given_card
+
+    try:
+        return given_card(card, judge)
+    except CardError as exc:
+        raise refusal(escape(str(exc)), soft_wrap=True, highlight=False) from exc
 
 
 def _set_options(items: list[str] | None) -> dict[str, Any]:

@@ -54,6 +54,8 @@ class EvalOptions(BaseModel):
     concurrency: int = 8  # units in flight
     settings: dict[str, Any] = Field(default_factory=dict)  # dimension settings
     report: bool = True
+    #: the judge card to read (``--card``; None: the judge's own, shipped or in the cache folder)
+    card: Path | None = None
 
 
 def with_run_paths(opts: EvalOptions, out: Path) -> EvalOptions:
@@ -148,6 +150,9 @@ def start_manifest(
         "config_hash": chash,
         "filters": {"venues": opts.venues, "systems": opts.systems, "limit": opts.limit},
     }
+    card = opts.card or (previous or {}).get("card_file")  # a resumed folder keeps its card
+    if card:
+        manifest["card_file"] = str(card)
     if previous:
         manifest["first_started"] = previous.get("first_started", previous.get("started"))
     return manifest
