@@ -146,3 +146,44 @@ def test_agreement_all_with_an_llm_judge_prints_that_judges_card(llm_server, tmp
     assert f"Judge card of the {judge} judge ({card_file(judge)})" in res.stdout
     assert "constructiveness.mcs (MCS): ranking_only" in res.stdout
     assert "Fidelity card of the offline judge" not in res.stdout and "== In-sample" not in res.stdout
+
+
+def test_a_card_kept_outside_the_cache_is_used_by_evaluate_and_report(llm_server, tmp_path, monkeypatch) -> None:
+    """``prism evaluate --card PATH`` and ``prism report --card PATH``: a card that ``prism agreement
+    --card PATH`` wrote outside the cache folder vouches for Table 1, summary.md, report.html and
+    the manifest, and the run folder remembers it for later re-renders."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-loopback")
+    llm_server.set_responder(_responder)
+    judge = f"openai-compatible/test-model@{llm_server.base_url}"
+    mine = tmp_path / "cards" / "j.json"
+    res = CliRunner().invoke(app, ["agreement", "--judge", judge, "--dataset", "revutil", "--file",
+                                   str(_revutil(tmp_path / "rv.jsonl")), "--card", str(mine)])
+    assert res.exit_code == 0 and mine.is_file() and not card_file(judge).exists(), res.output
+    measured = f"Judge {judge}: how far each Table-1 column can be trusted (judge card {mine})"
+
+    def check(run: Path) -> None:
+        md = (run / "summary.md").read_text(encoding="utf-8")
+        assert measured in md and "MCS†: ranking only" in md
+        assert "MCS†: ranking only" in (run / "report.html").read_text(encoding="utf-8")
+        man = json.loads((run / "manifest.json").read_text())
+        assert man["judge_card"]["card"] == str(mine) and man["card_file"] == str(mine)
+        assert man["judge_card"]["columns"]["constructiveness.mcs"]["class"] == "ranking_only"
+
+    res = CliRunner().invoke(app, ["evaluate", "--judge", judge, "--dimension", "constructiveness", "--system",
+                                   "gpt4", "--limit", "2", "--out", str(tmp_path / "a"), "--quiet", "--card", str(mine)])
+    assert res.exit_code == 0, res.output
+    assert measured in res.output and "MCS†: ranking only" in res.output
+    check(tmp_path / "a")
+    res = CliRunner().invoke(app, ["report", str(tmp_path / "a")])  # the folder remembers its card
+    assert res.exit_code == 0 and measured in res.output, res.output
+    check(tmp_path / "a")
+
+    res = _evaluate(judge, tmp_path / "b")  # no --card: the card outside the cache is not found
+    assert res.exit_code == 0 and f"Judge {judge} is unmeasured" in res.output, res.output
+    res = CliRunner().invoke(app, ["report", str(tmp_path / "b"), "--card", str(mine)])
+    assert res.exit_code == 0 and measured in res.output, res.output
+    check(tmp_path / "b")
+
+    for cmd in (["evaluate", "--judge", judge, "--out", str(tmp_path / "c")], ["report", str(tmp_path / "b")]):
+        res = CliRunner().invoke(app, [*cmd, "--card", str(tmp_path / "none.json")])
+        assert res.exit_code == 2 and "none.json" in res.output and not (tmp_path / "c").exists(), res.output

@@ -7,14 +7,12 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 from rich.live import Live
 from rich.markup import escape
 from rich.table import Table
 
+from prism_review.cli.evaluate_options import console
 from prism_review.cli.llm_options import setting
-
-console = Console(stderr=True)
 
 
 def _progress_table(progress: Any, t0: float) -> Table:
@@ -140,144 +138,59 @@ def evaluate(
         bool, typer.Option("--dry-run", help="Print the estimated calls, tokens and cost per dimension; call no model")
     ] = False,
     report: Annotated[bool, typer.Option("--report/--no-report", help="Write report.html")] = True,
+    card: Annotated[
+        Path | None, typer.Option("--card", help="Judge card to read (written by `prism agreement --judge J "
+                                  "--card PATH`; default: the judge's, in <cache>/judge_cards/)")
+    ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No live progress")] = False,
 ) -> None:
     """Evaluate reviews on PRISM's dimensions; resumable; writes results, summary and report."""
-    import time
+    from prism_review.cli.evaluate_options import build_run_judge, choose_engine, evaluate_options
+    from prism_review.pipelines.run_config import with_run_paths
 
-    from prism_review.atomic import disk_error
-    from prism_review.guards.errors import DataError
-    from prism_review.names import UnknownNameError, check_choice, closest_first
-    from prism_review.pipelines.engines import ENGINES, Engine
-    from prism_review.pipelines.ray_engine import RayEngine
-    from prism_review.pipelines.results import ResultsLogError
-    from prism_review.pipelines.runner import (
-        EvalOptions,
-        Progress,
-        RunFolderBusy,
-        RunSettingsError,
-        build_judge,
-        run_evaluation,
+    opts = evaluate_options(
+        data=data, sample=sample, out=out, venue=venue, system=system, dimension=dimension,
+        judge=judge, limit=limit, compat=compat, protocol=protocol, by_venue=by_venue,
+        engine=engine, concurrency=concurrency, base_url=base_url, config=config,
+        cache_dir=cache_dir, no_cache=no_cache, max_errors=max_errors, rpm=rpm, tpm=tpm,
+        retrieval=retrieval, index_dir=index_dir, human_aggregation=human_aggregation,
+        set_=set_, batch=batch, dry_run=dry_run, card=card,
     )
-    from prism_review.report import write_run_outputs
-
-    if human_aggregation is not None:
-        from prism_review.dimensions.novelty import AGG_MODES
-
-        try:
-            check_choice("--human-aggregation value", human_aggregation, AGG_MODES)
-        except UnknownNameError as exc:
-            console.print(f"[red]error:[/] {escape(str(exc))}", soft_wrap=True, highlight=False)
-            raise typer.Exit(2) from exc
-
-    judge_options: dict[str, Any] = {
-        k: v
-        for k, v in {
-            "base_url": base_url,
-            "config_path": config,
-            "cache_dir": cache_dir,
-            "no_cache": no_cache or None,
-            "max_errors": max_errors,
-            "rpm": rpm,
-            "tpm": tpm,
-            "concurrency": concurrency,
-            "batch": batch or None,
-            "dry_run": dry_run or None,
-        }.items()
-        if v is not None
-    }
-    settings: dict[str, Any] = {
-        k: v
-        for k, v in {
-            "retrieval": retrieval,
-            "index_dir": str(index_dir) if index_dir else None,
-            "human_aggregation": human_aggregation,
-        }.items()
-        if v is not None
-    }
-    if config is not None and not config.is_file():  # the offline judge would ignore it unsaid
-        console.print(f"[red]error:[/] config file not found: {escape(str(config))}",
-                      soft_wrap=True, highlight=False)
-        raise typer.Exit(2)
-    if index_dir is not None:
-        from prism_review.retrieval.local_index import MANIFEST
-
-        if not (index_dir / MANIFEST).is_file():  # else every novelty unit fails on its own
-            console.print(f"[red]error:[/] --index-dir {escape(str(index_dir))}: no prism literature "
-                          "index there (build one with `prism index build`)", soft_wrap=True, highlight=False)
-            raise typer.Exit(2)
-    for item in set_ or []:
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip():
-            console.print(f"[red]error:[/] --set expects KEY=VALUE, got {item!r}")
-            raise typer.Exit(2)
-        settings[key.strip()] = _setting_value(value.strip())
-    from prism_review.dimensions.protocol import PROTOCOLS
-
-    if protocol not in PROTOCOLS:
-        console.print(f"[red]error:[/] unknown --protocol {protocol!r}; valid protocols (closest "
-                      f"first): {', '.join(closest_first(protocol, PROTOCOLS))}")
-        raise typer.Exit(2)
-    out_dir = out or Path("runs") / (data.name if data else "demo")
-    if out_dir.exists() and not out_dir.is_dir():  # else "File exists ... free space" (exit 4)
-        console.print(f"[red]error:[/] --out {escape(str(out_dir))} is a file, not a run folder",
-                      soft_wrap=True, highlight=False)
-        raise typer.Exit(2)
-    opts = EvalOptions(
-        data=data,
-        out=out_dir,
-        venues=venue or [],
-        systems=system or [],
-        dimensions=dimension or [],
-        judge=judge,
-        judge_options=judge_options,
-        limit=limit,
-        sample=sample,
-        compat=compat,
-        protocol=protocol,  # type: ignore[arg-type]
-        by_venue=by_venue,
-        concurrency=concurrency or 8,
-        settings=settings,
-    )
-    if judge != "offline":
-        opts.judge_options.setdefault("audit_path", out_dir / "audit.jsonl")
-    if batch and (engine != "local" or judge == "offline"):
-        console.print("[red]error:[/] --batch needs an LLM judge and --engine local")
-        raise typer.Exit(2)
     if dry_run and judge == "offline":
         console.print("dry run: the offline judge calls no model; the run costs nothing")
         return
+    opts = with_run_paths(opts, opts.out)  # the judge's audit log and batch ids in the run folder
+    the_judge = build_run_judge(opts)
+    the_engine = choose_engine(opts, engine, address=address, workers=workers)
+    result, progress = _run_live(opts, the_judge, the_engine, quiet=quiet)
     if dry_run:
-        opts.judge_options.pop("audit_path", None)  # nothing is called, so nothing to audit
-        opts.judge_options.setdefault("api_key", "dry-run-sends-nothing")  # no key needed
-    if batch:
-        opts.judge_options["batch"] = out_dir / "batches.json"
-    try:
-        the_judge = build_judge(opts)
-    except Exception as exc:  # bad provider spec or missing key: say so, no traceback
-        from prism_review.llm.credentials import mask_urls
+        from prism_review.cli.estimate import print_estimate
 
-        console.print(f"[red]error:[/] {escape(mask_urls(str(exc)))}", highlight=False)
-        raise typer.Exit(2) from exc
-    if engine not in ENGINES:
-        console.print(f"[red]error:[/] unknown --engine {engine!r}; valid engines (closest "
-                      f"first): {', '.join(closest_first(engine, ENGINES))}")
-        raise typer.Exit(2)
-    the_engine: Engine | None = None
-    if workers != 1:
-        if engine != "local" or judge != "offline" or workers < 1:
-            console.print("[red]error:[/] --workers N (N ≥ 1) runs the offline judge with --engine local")
-            raise typer.Exit(2)
-        from prism_review.pipelines.process_engine import ProcessEngine
+        print_estimate(the_judge, batch=batch, done=result.units_done, resumed=result.units_skipped,
+                       protocol=protocol)
+        return
+    _print_outputs(result, progress, by_venue=by_venue, html=report)
+    _print_run_totals(result, the_judge)
+    _exit_status(result, progress)
 
-        the_engine = ProcessEngine(opts, workers)
-    if engine == "ray":
-        try:
-            import ray  # noqa: F401
-        except ImportError:
-            console.print('[red]error:[/] --engine ray needs Ray: pip install "prism-review\\[ray]"')
-            raise typer.Exit(2) from None
-        the_engine = RayEngine(opts, address=address)
+
+def _exit_status(result: Any, progress: Any) -> None:
+    """Exit 1 when a unit failed (re-running retries it), an input could not be read or there
+    was nothing to evaluate; else the run succeeded (exit 0)."""
+    if result.units_failed:
+        console.print(f"[yellow]{result.units_failed} unit(s) failed[/]: see {result.out}/errors.jsonl; re-run to retry them.")
+        raise typer.Exit(1)
+    if result.input_problems or progress.units_total == 0:
+        raise typer.Exit(1)
+
+
+def _run_live(opts: Any, the_judge: Any, the_engine: Any, *, quiet: bool) -> tuple[Any, Any]:
+    """Run the evaluation, with the live progress on a terminal (unless ``quiet``); the result
+    and the final counters. A run that stops is one line and its exit code (:func:`_stopped`)."""
+    import time
+
+    from prism_review.pipelines.runner import Progress, run_evaluation
+
     progress = Progress()
     t0 = time.perf_counter()
 
@@ -294,47 +207,68 @@ def evaluate(
                 progress.on_update = lambda p: live.update(_progress_table(p, t0))
                 result = run()
                 live.update(_progress_table(progress, t0))
-    except (RunSettingsError, RunFolderBusy, ResultsLogError, DataError, UnknownNameError) as exc:
-        console.print(f"[red]error:[/] {escape(str(exc))}", soft_wrap=True, highlight=False)
-        raise typer.Exit(2) from exc
-    except OSError as exc:  # disk full, read-only folder: one line, finished units are kept
-        console.print(f"[red]error:[/] {disk_error(exc)}", soft_wrap=True, highlight=False)
-        raise typer.Exit(4) from exc
     except Exception as exc:
-        from prism_review.pipelines.outcomes import is_fatal
-
-        if is_fatal(exc):
-            console.print(f"[red]stopped:[/] {escape(str(exc))}", soft_wrap=True, highlight=False)
-            console.print("Finished units are kept; re-run the same command to resume.")
-            raise typer.Exit(3) from exc
-        raise
+        stopped = _stopped(exc)
+        if stopped is None:
+            raise
+        raise stopped from exc
     console.print(_progress_table(progress, t0))
-    if dry_run:
-        from prism_review.cli.estimate import print_estimate
+    return result, progress
 
-        print_estimate(the_judge, batch=batch, done=result.units_done, resumed=result.units_skipped,
-                       protocol=protocol)
-        return
+
+def _stopped(exc: Exception) -> typer.Exit | None:
+    """The exit of a run stopped by ``exc``, its one line printed: 2 for unusable settings, a
+    busy or damaged run folder, bad data or an unknown name; 4 for a disk error; 3 for an error
+    that stops every unit (finished units are kept; re-running resumes). None: a bug, raised."""
+    from prism_review.atomic import disk_error
+    from prism_review.guards.errors import DataError
+    from prism_review.names import UnknownNameError
+    from prism_review.pipelines.outcomes import is_fatal
+    from prism_review.pipelines.results import ResultsLogError
+    from prism_review.pipelines.runner import RunFolderBusy, RunSettingsError
+
+    if isinstance(exc, RunSettingsError | RunFolderBusy | ResultsLogError | DataError | UnknownNameError):
+        console.print(f"[red]error:[/] {escape(str(exc))}", soft_wrap=True, highlight=False)
+        return typer.Exit(2)
+    if isinstance(exc, OSError):  # disk full, read-only folder: one line, finished units are kept
+        console.print(f"[red]error:[/] {disk_error(exc)}", soft_wrap=True, highlight=False)
+        return typer.Exit(4)
+    if is_fatal(exc):
+        console.print(f"[red]stopped:[/] {escape(str(exc))}", soft_wrap=True, highlight=False)
+        console.print("Finished units are kept; re-run the same command to resume.")
+        return typer.Exit(3)
+    return None
+
+
+def _print_outputs(result: Any, progress: Any, *, by_venue: bool, html: bool) -> None:
+    """Write and print the run's tables (or say why there are none)."""
+    from prism_review.atomic import disk_error
+    from prism_review.report import write_run_outputs
+
     if (Path(result.out) / "results.jsonl").is_file():
         try:
-            written = write_run_outputs(result.out, by_venue=by_venue, html=report)
+            written = write_run_outputs(result.out, by_venue=by_venue, html=html)
         except OSError as exc:
             console.print(f"[red]error:[/] {disk_error(exc)}", soft_wrap=True, highlight=False)
             raise typer.Exit(4) from exc
-        _print_tables(written, by_venue=by_venue, out_dir=Path(result.out), html=report)
-        files = ["results.jsonl", "summary.csv", "summary.md"] + (["report.html"] if report else [])
+        _print_tables(written, by_venue=by_venue, out_dir=Path(result.out), html=html)
+        files = ["results.jsonl", "summary.csv", "summary.md"] + (["report.html"] if html else [])
         console.print(f"wrote {', '.join(files)} in {result.out}/")
     elif progress.units_total == 0:  # the selection held nothing to score: not a success
         console.print("[yellow]nothing to evaluate[/]: no selected paper has a review of the chosen "
                       "systems (--limit counts papers before --system filters reviews)", soft_wrap=True)
     else:  # every unit failed: no results, so no tables to write
         console.print(f"[yellow]no results yet[/]: no unit finished, so no summary or report in {result.out}/")
+
+
+def _print_run_totals(result: Any, the_judge: Any) -> None:
+    """The LLM calls' totals, settings that applied to nothing, the done line, skipped inputs."""
     if getattr(the_judge, "stats", None) is not None:  # LLM judges only
         # the run's totals, not this process's judge: under --engine ray the calls are the workers'
         from prism_review.llm.calls import JudgeStats
 
         totals = result.manifest.get("totals", {}).get("judge_stats")
-        stats = JudgeStats.from_dict(totals) if totals else the_judge.stats  # type: ignore[attr-defined]
+        stats = JudgeStats.from_dict(totals) if totals else the_judge.stats
         console.print(stats.summary())
     unused = the_judge.unused_step_settings() if hasattr(the_judge, "unused_step_settings") else []
     if unused and result.units_done > result.units_skipped:  # steps ran, yet these never applied
@@ -352,11 +286,6 @@ def evaluate(
         )
         for msg in skipped[:10]:
             console.print(f"  - {msg}", soft_wrap=True, markup=False, highlight=False)
-    if result.units_failed:
-        console.print(f"[yellow]{result.units_failed} unit(s) failed[/]: see {result.out}/errors.jsonl; re-run to retry them.")
-        raise typer.Exit(1)
-    if result.input_problems or progress.units_total == 0:
-        raise typer.Exit(1)
 
 
 def _print_tables(written: Any, *, by_venue: bool, out_dir: Path, html: bool) -> None:
@@ -386,19 +315,6 @@ def _print_tables(written: Any, *, by_venue: bool, out_dir: Path, html: bool) ->
             typer.echo("\n".join(note) + "\n")
     for line in table1_guide(written.summary, written.manifest, out_dir, html=html):
         out.print(line, soft_wrap=True, markup=False, highlight=False)
-
-
-def _setting_value(text: str) -> Any:
-    """``--set`` values: numbers and true/false become numbers and booleans, the rest stays text."""
-    low = text.lower()
-    if low in {"true", "false"}:
-        return low == "true"
-    for cast in (int, float):
-        try:
-            return cast(text)
-        except ValueError:
-            pass
-    return text
 
 
 def register(app: typer.Typer) -> None:

@@ -25,6 +25,7 @@ __all__ = [
     "read_manifest",
     "run_settings",
     "start_manifest",
+    "with_run_paths",
 ]
 
 
@@ -53,6 +54,21 @@ class EvalOptions(BaseModel):
     concurrency: int = 8  # units in flight
     settings: dict[str, Any] = Field(default_factory=dict)  # dimension settings
     report: bool = True
+    #: the judge card to read (``--card``; None: the judge's own, shipped or in the cache folder)
+    card: Path | None = None
+
+
+def with_run_paths(opts: EvalOptions, out: Path) -> EvalOptions:
+    """``opts`` whose judge keeps its files in the run folder ``out``: an LLM judge's audit log
+    (``audit.jsonl``; none for a dry run, which calls nothing) unless one is given, and the
+    batch ids (``batches.json``) when ``--batch`` asks for the Batch API. The one place both
+    ``prism evaluate`` and :func:`~prism_review.pipelines.runner.run_evaluation` set them."""
+    judge_opts = dict(opts.judge_options)
+    if opts.judge != "offline" and not judge_opts.get("dry_run"):
+        judge_opts.setdefault("audit_path", out / "audit.jsonl")
+    if judge_opts.get("batch") is True:
+        judge_opts["batch"] = out / "batches.json"
+    return opts.model_copy(update={"judge_options": judge_opts})
 
 
 def config_hash(opts: EvalOptions, judge: Judge) -> str:
@@ -134,6 +150,9 @@ def start_manifest(
         "config_hash": chash,
         "filters": {"venues": opts.venues, "systems": opts.systems, "limit": opts.limit},
     }
+    card = opts.card or (previous or {}).get("card_file")  # a resumed folder keeps its card
+    if card:
+        manifest["card_file"] = str(card)
     if previous:
         manifest["first_started"] = previous.get("first_started", previous.get("started"))
     return manifest

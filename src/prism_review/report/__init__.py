@@ -79,10 +79,14 @@ def _skip_notes(manifest: dict[str, Any]) -> list[str]:
     return head + [f"skipped: {s}" for s in skipped[:50]]
 
 
-def write_run_outputs(out: Path, *, by_venue: bool = False, html: bool = True) -> RunReport:
-    """Write summary.csv, summary.md (and report.html) for a run folder."""
+def write_run_outputs(out: Path, *, by_venue: bool = False, html: bool = True,
+                      card: Path | None = None) -> RunReport:
+    """Write summary.csv, summary.md (and report.html) for a run folder; ``card``: the judge card
+    to read (``prism report --card``), kept in the manifest for later re-renders."""
     out = Path(out)
     manifest = json.loads((out / "manifest.json").read_text()) if (out / "manifest.json").exists() else {}
+    if manifest and card is not None:
+        manifest["card_file"] = str(card)
     rows = read_results(out)
     missing: list[str] = []
     dims = run_dimensions(manifest, {r.dimension for r in rows}, missing)

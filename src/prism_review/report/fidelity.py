@@ -119,7 +119,10 @@ def run_note(manifest: dict[str, Any], dims: list[Any]) -> list[str]:
     """The note under a run's Table 1: a heading line, then ``- `` items: the card's lines for
     an offline-judge run, then :func:`invariance_note`'s (empty: nothing to say)."""
     if is_offline(manifest):
-        card = table1_note(table1_columns(dims))
+        from prism_review.report.judge_card import run_card, run_card_file
+
+        given = run_card(manifest) if run_card_file(manifest) else None  # --card: that card's lines
+        card = table1_note(table1_columns(dims), given)
     else:
         from prism_review.report.judge_card import judge_note
 

@@ -3,7 +3,9 @@
 The offline judge's card ships with the package (:mod:`prism_review.report.fidelity`). Any other
 judge's card is written by ``prism agreement --judge J`` (:mod:`prism_review.report.card_record`)
 into ``<cache>/judge_cards/<J>.json`` (or ``--card PATH``) and found there by ``prism evaluate``,
-``prism compare`` and the report. A column the card has no entry for is ``unmeasured``.
+``prism compare`` and the report. A card kept elsewhere is named with ``prism evaluate --card
+PATH`` or ``prism report --card PATH``; the run's manifest keeps its path (``card_file``), so
+every later reading of the run uses it. A column the card has no entry for is ``unmeasured``.
 
 :func:`column_classes` gives the class of each metric of a dimension; ``prism compare`` and the
 report's comparisons never make a finding (star, "better") of a ``not_informative`` one.
@@ -70,10 +72,36 @@ def card_for(judge: str, path: Path | None = None) -> Card | None:
     return read_card(card_file(judge))
 
 
+def given_card(path: Path, judge: str) -> Path:
+    """``--card PATH`` checked: a readable card of ``judge`` (else :class:`CardError`); returns
+    its absolute path, which the run's manifest keeps."""
+    from prism_review.llm.credentials import mask_urls
+
+    card = read_card(path)
+    if card is None:
+        raise CardError(f"--card {path}: no judge card there (`prism agreement --judge {judge} --card "
+                        f"{path}` writes one)")
+    if mask_urls(card.judge) != mask_urls(judge):
+        raise CardError(f"--card {path}: the card is the {card.judge} judge's, not {judge}'s")
+    return path.resolve()
+
+
+def run_card_file(manifest: dict[str, Any]) -> Path | None:
+    """The card file a run was given (``--card``; None: its judge's default card)."""
+    given = manifest.get("card_file")
+    return Path(given) if given else None
+
+
+def card_source(manifest: dict[str, Any]) -> Path:
+    """Where a run's judge card is read: the ``--card`` file, else the judge's in the cache."""
+    return run_card_file(manifest) or card_file(judge_of(manifest))
+
+
 def run_card(manifest: dict[str, Any]) -> Card | None:
-    """The card of a run's judge (a damaged card file reads as no card)."""
+    """The card of a run's judge, its ``--card`` file when given (a damaged card file reads as
+    no card)."""
     try:
-        return card_for(judge_of(manifest))
+        return card_for(judge_of(manifest), run_card_file(manifest))
     except CardError:
         return None
 
@@ -152,10 +180,10 @@ def judge_note(manifest: dict[str, Any], dims: list[Any]) -> list[str]:
     columns = [(d.name, s.key, s.label) for d in dims for s in headline_specs(d)]
     card = run_card(manifest)
     if card is None:
-        head = (f"Judge {judge} is unmeasured: no judge card ({card_file(judge)}), so nothing vouches for "
+        head = (f"Judge {judge} is unmeasured: no judge card ({card_source(manifest)}), so nothing vouches for "
                 "these Table-1 columns against human labels:")
     else:
-        head = f"Judge {judge}: how far each Table-1 column can be trusted (judge card {card_file(judge)}):"
+        head = f"Judge {judge}: how far each Table-1 column can be trusted (judge card {card_source(manifest)}):"
     return [head, *column_lines(judge, card, columns)]
 
 
@@ -165,7 +193,8 @@ def manifest_card(manifest: dict[str, Any], dims: list[Any]) -> dict[str, Any]:
 
     judge = judge_of(manifest)
     card = run_card(manifest)
-    source = "shipped fidelity card" if judge == "offline" else str(card_file(judge))
+    given = run_card_file(manifest)
+    source = "shipped fidelity card" if judge == "offline" and given is None else str(card_source(manifest))
     cols: dict[str, Any] = {}
     for d in dims:
         for s in headline_specs(d):
