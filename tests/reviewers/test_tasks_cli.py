@@ -35,10 +35,14 @@ def test_generate_then_evaluate_scores_with_system(mini_layout: Path, llm_server
     assert "12 written" in res.output
     assert (mini_layout / "ICLR2025" / "gen_cli" / "reviews.jsonl").is_file()
     assert (tmp_path / "audit.jsonl").is_file()
-    # prism evaluate picks the generated system up (offline judge, one dimension, two papers)
-    res = runner.invoke(app, ["evaluate", "--data", str(mini_layout), "--venue", "ICLR2025", "--system", "gen_cli",
-                              "--dimension", "depth", "--limit", "2", "--out", str(tmp_path / "run"), "--quiet",
-                              "--no-report"])
+    # prism evaluate picks the generated system up (offline judge, one dimension, two papers),
+    # run as the printed hint says (issue 28: every hint is a command that works)
+    flat = " ".join(res.output.split())
+    hint = flat.split("evaluate them with: prism ", 1)[1].split(" --system ", 1)
+    hint_args = hint[0].split() + ["--system", hint[1].split()[0]]
+    assert hint_args == ["evaluate", "--data", str(mini_layout), "--system", "gen_cli"], flat
+    res = runner.invoke(app, [*hint_args, "--venue", "ICLR2025", "--dimension", "depth", "--limit", "2",
+                              "--out", str(tmp_path / "run"), "--quiet", "--no-report"])
     assert res.exit_code == 0, res.output
     assert "| gen_cli |" in (tmp_path / "run" / "summary.md").read_text()  # scored, in Table 1
     # the generated ratings (all 6) as a paper-level predictor of the human mean rating
