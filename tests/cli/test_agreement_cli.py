@@ -97,3 +97,24 @@ def test_all_keeps_in_sample_figures_apart_from_held_out_ones(tmp_path):
     block = text.index("== In-sample figures")
     assert text.index("perturbation_verifier.cv.validity.accuracy") < block
     assert text.index("perturbation_verifier.validity.accuracy ") > block
+
+
+def test_all_gives_the_substanreview_dev_slice_figures(tmp_path):
+    """The held-out SubstanReview figures come from its dev slice (ids divisible by 5), written by
+    run-time code: after the training code moved out of judge/, this path imported a module
+    that no longer existed (an ImportError in `prism agreement --dataset all`, unseen by tests)."""
+    import shutil
+
+    src = DATA / "labels/substanreview/train.jsonl"
+    if not src.is_file():
+        pytest.skip("shared SubstanReview labels not present")
+    (tmp_path / "labels/substanreview").mkdir(parents=True)
+    shutil.copy(src, tmp_path / "labels/substanreview/train.jsonl")  # the tuned-on file
+    res = _run("--dataset", "all", "--file", str(tmp_path), "--json")
+    assert res.exit_code == 1, res.output  # the other standard files are missing
+    out = json.loads(res.stdout)
+    held, ins = out["held_out"]["substanreview"], out["in_sample"]["substanreview"]
+    n_dev = sum(1 for line in src.read_text(encoding="utf-8").split("\n")
+                if line.strip() and json.loads(line)["id"] % 5 == 0)
+    assert held["n.reviews"] == n_dev < ins["n.reviews"], (held, ins)
+    assert "substanreview.r_premise.predicted" in held and held["protocol"]

@@ -38,7 +38,7 @@ async def held_out(name: str, path: Path, limit: int | None = None) -> dict[str,
     if name == "substanreview":
         from prism_review.agreement import get_dataset
         from prism_review.judge.base import OfflineJudge
-        from prism_review.judge.depth.train import write_substan_dev
+        from prism_review.judge.depth.data import write_substan_dev
 
         with tempfile.TemporaryDirectory() as tmp:
             dev = Path(tmp) / "substan_dev.jsonl"

@@ -13,6 +13,7 @@ Label mappings follow ``shared/data/README.md``:
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -133,3 +134,13 @@ def load_revutil_grounding(path: Path) -> list[tuple[str, int]]:
         if g is not None:
             out.append((rec["review_point"], g))
     return out
+
+
+def write_substan_dev(src: Path, dst: Path) -> int:
+    """Copy the SubstanReview dev slice (records with ``id % 5 == 0``) to ``dst``."""
+    rows = [r for r in read_jsonl(src) if int(r["id"]) % 5 == 0]
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    with open(dst, "w", encoding="utf-8", newline="\n") as fh:
+        for r in rows:
+            fh.write(json.dumps(r, ensure_ascii=False) + "\n")
+    return len(rows)

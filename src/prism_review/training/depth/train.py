@@ -305,18 +305,6 @@ def evaluate_dev(
     }
 
 
-def write_substan_dev(src: Path, dst: Path) -> int:
-    """Copy the SubstanReview dev slice (records with ``id % 5 == 0``) to ``dst``."""
-    from prism_review.data.jsonl import read_jsonl
-
-    rows = [r for r in read_jsonl(src) if int(r["id"]) % 5 == 0]
-    dst.parent.mkdir(parents=True, exist_ok=True)
-    with open(dst, "w", encoding="utf-8", newline="\n") as fh:
-        for r in rows:
-            fh.write(json.dumps(r, ensure_ascii=False) + "\n")
-    return len(rows)
-
-
 def main(argv: list[str] | None = None) -> None:
     """Command-line entry point."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -342,7 +330,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     a = ap.parse_args(argv)
     if a.write_substan_dev is not None:
-        n = write_substan_dev(a.labels / "substanreview" / "train.jsonl", a.write_substan_dev)
+        n = D.write_substan_dev(a.labels / "substanreview" / "train.jsonl", a.write_substan_dev)
         print(f"wrote {n} reviews to {a.write_substan_dev}")
         return
     c = {h: getattr(a, f"c_{h}") for h in HEADS}
