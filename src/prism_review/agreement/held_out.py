@@ -1,7 +1,7 @@
 """Held-out-style figures of the offline judge on the standard files it was trained or tuned on.
 
 ``prism agreement --dataset all`` measures every dataset on its standard file. For the offline
-judge, four of those files are in-sample (:data:`prism_review.agreement.OFFLINE_TRAINED_ON`):
+judge, four of those files are in-sample (:data:`prism_review.agreement.in_sample.OFFLINE_TRAINED_ON`):
 the figures measured on them are fit, not agreement. This module gives, for each, the figure
 that was never fitted to the items it is scored on, computed by the code that owns it:
 

@@ -140,7 +140,7 @@ def _nothing_measured(measured: dict[str, Any]) -> bool:
 
 def _warn_in_sample(metrics: dict[str, Any], file: Path, judge: str) -> None:
     if judge == "offline":
-        from prism_review.agreement import offline_training_overlap
+        from prism_review.agreement.in_sample import offline_training_overlap
 
         overlap = offline_training_overlap(file)
         if overlap:
