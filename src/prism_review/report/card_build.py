@@ -12,7 +12,10 @@ them, grouped by source (the prefix before the first ``_``):
 * ``dn``: ``prism agreement --dataset disapere-novelty`` on the DISAPERE dev file;
 * ``dis``: ``prism agreement --dataset disapere`` on the same file;
 * ``sd``: ``substanreview`` on its dev slice (:mod:`prism_review.agreement.held_out`);
-* ``fv``: the flaw validity check's grouped cross-validation (``revutil_llm_reviews``).
+* ``fv``: the flaw validity check's grouped cross-validation (``revutil_llm_reviews``);
+* ``gr``: the grounding head's 5-fold CV grouped by paper on the single-sentence human RevUtil
+  points (``python -m prism_review.training.depth.train_grounding``, run in a child process: the
+  refit goes to a temporary folder, the shipped model is not touched).
 
 ``python -m prism_review.report.card_build --check`` recomputes every figure and lists the entries
 whose shipped text differs (exit 1); ``--write`` rewrites them. ``--demo-run DIR`` reuses a demo
@@ -33,7 +36,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-SOURCES = ("demo", "rc", "dn", "dis", "sd", "fv")
+SOURCES = ("demo", "rc", "dn", "dis", "sd", "fv", "gr")
 
 
 def fields(template: str) -> set[str]:
@@ -124,6 +127,24 @@ def _measure(dataset: str, path: Path) -> dict[str, Any]:
     return asyncio.run(run())
 
 
+def grounding_figures(data: Path) -> dict[str, Any]:
+    """The ``gr`` figures: the grounding CV that ``train_grounding`` prints (a child process, so
+    the report package does not import the training code)."""
+    import subprocess
+
+    with tempfile.TemporaryDirectory() as tmp:
+        res = subprocess.run([sys.executable, "-m", "prism_review.training.depth.train_grounding",
+                              "--labels", str(data / "labels"), "--out", tmp],
+                             capture_output=True, text=True)
+    if res.returncode != 0:
+        raise RuntimeError(f"grounding CV failed: {(res.stdout + res.stderr)[-500:]}")
+    m = json.loads(res.stdout[res.stdout.rindex("\n{") + 1:] if "\n{" in res.stdout else res.stdout)
+    pre = "revutil.grounding.single_sentence."
+    return {"gr_n": m["n.revutil.grounding.single_sentence"], "gr_spearman": m[pre + "cv5_spearman"],
+            "gr_f1": m[pre + "cv5_macro_f1"], "gr_pred": m[pre + "mean_predicted"],
+            "gr_gold": m[pre + "mean_gold"], "gr_low": m[pre + "mean_gold"] - m[pre + "mean_predicted"]}
+
+
 def agreement_figures(prefix: str, data: Path) -> dict[str, Any]:
     """The ``dn``, ``dis``, ``sd`` and ``fv`` figures, from the shared data folder ``data``."""
     dev = data / "labels/disapere/dev.jsonl"
@@ -165,6 +186,8 @@ def compute(prefixes: Iterable[str], *, demo_run: Path | None = None, data: Path
             values.update(demo_figures(demo_run))
         elif p == "rc":
             values.update(rc_figures())
+        elif p == "gr":
+            values.update(grounding_figures(data or DATA))
         else:
             values.update(agreement_figures(p, data or DATA))
     return values
