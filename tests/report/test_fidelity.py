@@ -121,7 +121,12 @@ def test_agreement_all_measures_what_is_there(tmp_path) -> None:
     res = CliRunner().invoke(app, ["agreement", "--dataset", "all", "--file", str(tmp_path), "--json"])
     assert res.exit_code == 1
     out = json.loads(res.stdout)
-    assert out["held_out"]["revutil"]["n.points"] == 12 and out["in_sample"] == {}  # not the trained-on file
+    # 12 records of the trained-on file: in-sample by its records (issue 27; before, only the
+    # whole file's hash was known and these figures were shown as agreement), and the held-out
+    # figures are the training's out-of-fold ones
+    ins = out["in_sample"]["revutil"]
+    assert ins["n.points"] == 12 and "(12 of its 12 records are from RevUtil dev" in ins["warning"]
+    assert out["held_out"]["revutil"]["protocol"].startswith("out-of-fold")
     assert len(out["skipped"]) == 5  # the other standard files are missing
     assert {e["metric"] for e in out["fidelity_card"]} >= {"mcs", "d1", "doa", "ns"}
 
