@@ -41,47 +41,23 @@ from __future__ import annotations
 from typing import Any
 
 from prism_review.dimensions.base import RunContext, WorkUnit
-from prism_review.dimensions.flaws_pairing import FlawEvidence, known_keys, map_input, paper_chars
+from prism_review.dimensions.flaws_pairing import FlawEvidence, map_input
 from prism_review.dimensions.flaws_panel import Member
-from prism_review.dimensions.flaws_pieces import batch_input, mapping, single_mapping
+from prism_review.dimensions.flaws_pieces import (
+    batch_input,
+    consolidation,
+    mapping,
+    single_mapping,
+    validation,
+)
 from prism_review.dimensions.memo import input_digest as _digest
 from prism_review.judge.flaws.extend import ExtendInput, ExtendStep, RaisedFlaw, pairing_flaws
-from prism_review.judge.flaws.models import ConsolidateInput, MicroFlaw, ReviewerText, ValidateInput
-from prism_review.judge.flaws.steps import ConsolidateStep, ValidateStep
+from prism_review.judge.flaws.models import MicroFlaw, ReviewerText
 from prism_review.metrics.cfi import LLM_ID
 from prism_review.metrics.cps import build_issue_bank
 
 #: memo key prefix of the economical pieces (the pooled protocol's are ``flaws/<step>/...``)
 PREFIX = "flaws/human-side"
-
-
-async def _consolidate(ctx: RunContext, unit: WorkUnit, humans: list[Member]) -> dict[str, Any]:
-    inp = ConsolidateInput(paper_id=unit.paper_id,
-                           reviews=[ReviewerText(reviewer_id=pid, text=t) for pid, _, t in humans])
-
-    async def compute() -> dict[str, Any]:
-        res = await ctx.run(ConsolidateStep(), inp)
-        if not res.ok or res.output is None:
-            return {"error": res.error or "unscored"}
-        flaws, unknown = known_keys(res.output.micro_flaws, set(inp.reviewer_ids))
-        return {"micro_flaws": [f.model_dump() for f in flaws], "unknown": unknown}
-
-    return await ctx.memo(f"{PREFIX}/consolidate/{unit.venue}/{unit.paper_id}/{_digest(inp)}", compute)  # type: ignore[no-any-return]
-
-
-async def _validate(ctx: RunContext, unit: WorkUnit, flaws: list[MicroFlaw]) -> dict[str, Any]:
-    """The flaws judged against the paper (the panel's once per paper; a pairing's new ones)."""
-    if not flaws:
-        return {"evaluations": {}}
-    inp = ValidateInput(paper_text=unit.paper.full_text, micro_flaws=flaws, max_paper_chars=paper_chars(ctx))
-
-    async def compute() -> dict[str, Any]:
-        res = await ctx.run(ValidateStep(), inp)
-        if not res.ok or res.output is None:
-            return {"error": res.error or "unscored"}
-        return {"evaluations": {k: v.model_dump() for k, v in res.output.evaluations.items()}}
-
-    return await ctx.memo(f"{PREFIX}/validate/{unit.venue}/{unit.paper_id}/{_digest(inp)}", compute)  # type: ignore[no-any-return]
 
 
 async def _extend(ctx: RunContext, unit: WorkUnit, flaws: list[MicroFlaw], own: Member) -> dict[str, Any]:
@@ -98,11 +74,11 @@ async def _extend(ctx: RunContext, unit: WorkUnit, flaws: list[MicroFlaw], own: 
 
 async def human_side(ctx: RunContext, unit: WorkUnit, humans: list[Member]) -> FlawEvidence:
     """The panel's flaws, their evaluations and the humans' mappings onto the panel's bank."""
-    cons = await _consolidate(ctx, unit, humans)
+    cons = await consolidation(ctx, unit, humans, prefix=PREFIX)
     if "error" in cons:
         return FlawEvidence(error=cons["error"])
     flaws = [MicroFlaw.model_validate(f) for f in cons["micro_flaws"]]
-    val = await _validate(ctx, unit, flaws)
+    val = await validation(ctx, unit, flaws, prefix=PREFIX)
     if "error" in val:
         return FlawEvidence(error=val["error"])
     ev = FlawEvidence(micro_flaws=flaws, unknown=list(cons["unknown"]), evaluations=dict(val["evaluations"]))
@@ -128,7 +104,7 @@ async def human_side_evidence(ctx: RunContext, unit: WorkUnit, members: list[Mem
     flaws = pairing_flaws(side.micro_flaws, raised, LLM_ID)
     listed = {f.flaw_id for f in side.micro_flaws}
     new = [f for f in flaws if f.flaw_id not in listed]
-    val = await _validate(ctx, unit, new)
+    val = await validation(ctx, unit, new, prefix=PREFIX)  # none new: no call
     if "error" in val:
         return FlawEvidence(error=val["error"])
     ev = FlawEvidence(micro_flaws=flaws, unknown=side.unknown,

@@ -3,7 +3,8 @@
 A system's rows here depend on every other review of the paper in the data (docs/fidelity.md,
 "Economical flaws", ``--protocol pooled``); the default economical protocol asks the human side
 once per paper and each pairing's review on its own (:mod:`.flaws_human_side`), which also
-reuses :func:`mapping`, :func:`single_mapping` and :func:`batch_input` below.
+reuses :func:`consolidation`, :func:`validation`, :func:`mapping`, :func:`single_mapping` and
+:func:`batch_input` below.
 
 Under the reference protocol every (human panel, LLM system) pairing re-reads the human reviews:
 a paper with H humans and S systems sends S + 1 consolidations (one per pairing and the
@@ -89,8 +90,10 @@ def paper_members(unit: WorkUnit, compat: bool) -> list[Member]:
     return out
 
 
-async def consolidation(ctx: RunContext, unit: WorkUnit, paper: list[Member]) -> dict[str, Any]:
-    """The paper's micro-flaws over all its reviews (paper-level ids), once per paper."""
+async def consolidation(ctx: RunContext, unit: WorkUnit, paper: list[Member], *,
+                        prefix: str = "flaws") -> dict[str, Any]:
+    """The micro-flaws of ``paper``'s reviews (paper-level ids), once per paper: all its
+    reviews here, its humans alone on the economical human side (memo keys under ``prefix``)."""
     inp = ConsolidateInput(paper_id=unit.paper_id,
                            reviews=[ReviewerText(reviewer_id=pid, text=t) for pid, _, t in paper])
 
@@ -101,12 +104,14 @@ async def consolidation(ctx: RunContext, unit: WorkUnit, paper: list[Member]) ->
         flaws, unknown = known_keys(res.output.micro_flaws, set(inp.reviewer_ids))
         return {"micro_flaws": [f.model_dump() for f in flaws], "unknown": unknown}
 
-    key = f"flaws/consolidate/{unit.venue}/{unit.paper_id}/{_digest(inp)}"
+    key = f"{prefix}/consolidate/{unit.venue}/{unit.paper_id}/{_digest(inp)}"
     return await ctx.memo(key, compute)  # type: ignore[no-any-return]
 
 
-async def validation(ctx: RunContext, unit: WorkUnit, flaws: list[MicroFlaw]) -> dict[str, Any]:
-    """Every distinct flaw of the paper judged against the paper, once per paper."""
+async def validation(ctx: RunContext, unit: WorkUnit, flaws: list[MicroFlaw], *,
+                     prefix: str = "flaws") -> dict[str, Any]:
+    """``flaws`` judged against the paper, once: the paper's distinct flaws here; on the
+    economical human side the panel's, then each pairing's new ones (memo keys under ``prefix``)."""
     if not flaws:
         return {"evaluations": {}}
     inp = ValidateInput(paper_text=unit.paper.full_text, micro_flaws=flaws,
@@ -118,7 +123,7 @@ async def validation(ctx: RunContext, unit: WorkUnit, flaws: list[MicroFlaw]) ->
             return {"error": res.error or "unscored"}
         return {"evaluations": {k: v.model_dump() for k, v in res.output.evaluations.items()}}
 
-    key = f"flaws/validate/{unit.venue}/{unit.paper_id}/{_digest(inp)}"
+    key = f"{prefix}/validate/{unit.venue}/{unit.paper_id}/{_digest(inp)}"
     return await ctx.memo(key, compute)  # type: ignore[no-any-return]
 
 
