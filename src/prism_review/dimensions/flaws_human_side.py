@@ -54,7 +54,6 @@ from prism_review.dimensions.memo import input_digest as _digest
 from prism_review.judge.flaws.extend import ExtendInput, ExtendStep, RaisedFlaw, pairing_flaws
 from prism_review.judge.flaws.models import MicroFlaw, ReviewerText
 from prism_review.metrics.cfi import LLM_ID
-from prism_review.metrics.cps import build_issue_bank
 
 #: memo key prefix of the economical pieces (the pooled protocol's are ``flaws/<step>/...``)
 PREFIX = "flaws/human-side"
@@ -110,7 +109,7 @@ async def human_side_evidence(ctx: RunContext, unit: WorkUnit, members: list[Mem
     ev = FlawEvidence(micro_flaws=flaws, unknown=side.unknown,
                       evaluations={**side.evaluations, **val["evaluations"]},
                       mappings=dict(side.mappings), map_errors=dict(side.map_errors))
-    bank = build_issue_bank(ev.flaw_dicts, ev.evaluations)
+    bank = ev.bank  # the pairing's: the panel's valid flaws and the review's new valid ones
     if bank:
         one = await single_mapping(ctx, unit, map_input(own[0], own[2], bank, flaws))
         if "error" in one:
