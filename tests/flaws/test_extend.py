@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from typing import Any
 
@@ -102,3 +103,39 @@ async def test_a_failed_extension_leaves_only_its_pairing_unscored(llm_server, l
     assert status[("sys1", "unscored")] == 3  # the two humans and sys1 in sys1's pairing
     assert not any(r.status != "ok" for r in rows if r.pairing != "sys1")
     assert status[(None, "ok")] == 2  # the human-only bank needs no extension
+
+
+async def test_a_failed_extension_changes_no_other_unit_s_call_or_row(llm_server, loopback_judge, tmp_path):
+    """A context-sensitive judge (every answer a hash of the whole request): with sys1's extension
+    unusable, every other unit's requests and rows are the fault-free run's, byte for byte (no
+    fallback of sys1's pairing reaches the human side or another pairing)."""
+    llm_server.context_seed = 3
+    answer = flaw_decisions.responder(llm_server.default_reply)
+    llm_server.set_responder(answer)
+    clean = await _evaluate_paper(loopback_judge(cache_dir=tmp_path / "c1"), tmp_path / "m1", 3, "economical")
+    sent_clean = [r.body for r in llm_server.requests]
+    llm_server.requests.clear()
+
+    def respond(body: dict[str, Any]) -> Any:
+        name = ((body.get("response_format") or {}).get("json_schema") or {}).get("name")
+        if name == "flaws_extend" and "The metric is a concern" in str(body["messages"]):
+            return "not json"
+        return answer(body)
+
+    llm_server.set_responder(respond)
+    rows = await _evaluate_paper(loopback_judge(cache_dir=tmp_path / "c2"), tmp_path / "m2", 3, "economical")
+    sent = [r.body for r in llm_server.requests if not (r.step == "flaws.extend" and "The metric is a concern" in str(r.body))]
+    # every call of the faulty run (sys1's extension aside) is one the fault-free run made, and
+    # what the fault-free run made beyond them is sys1's pairing's later calls only
+    left = Counter(json.dumps(b, sort_keys=True) for b in sent_clean)
+    left.subtract(json.dumps(b, sort_keys=True) for b in sent)
+    assert sent and min(left.values()) >= 0
+    extra = [json.loads(k)["response_format"]["json_schema"]["name"] for k, n in left.items() for _ in range(n)]
+    assert sorted(extra) == ["flaws_extend", "flaws_map", "flaws_validate"]  # sys1's own, once each
+
+    def key(r: Any) -> tuple[Any, ...]:
+        return (r.unit_key, r.reviewer_id, r.status, r.metrics, r.extracted.get("micro_flaws"))
+
+    others = [key(r) for r in rows if r.pairing != "sys1"]
+    assert others == [key(r) for r in clean if r.pairing != "sys1"] and len(others) == 2 * 3 + 2
+    assert {r.status for r in rows if r.pairing == "sys1"} == {"unscored"}
