@@ -44,13 +44,13 @@ from prism_review.dimensions.base import RunContext, WorkUnit
 from prism_review.dimensions.flaws_pairing import FlawEvidence, map_input
 from prism_review.dimensions.flaws_panel import Member
 from prism_review.dimensions.flaws_pieces import (
+    asked_once,
     batch_input,
     consolidation,
     mapping,
     single_mapping,
     validation,
 )
-from prism_review.dimensions.memo import input_digest as _digest
 from prism_review.judge.flaws.extend import ExtendInput, ExtendStep, RaisedFlaw, pairing_flaws
 from prism_review.judge.flaws.models import MicroFlaw, ReviewerText
 from prism_review.metrics.cfi import LLM_ID
@@ -61,14 +61,8 @@ PREFIX = "flaws/human-side"
 
 async def _extend(ctx: RunContext, unit: WorkUnit, flaws: list[MicroFlaw], own: Member) -> dict[str, Any]:
     inp = ExtendInput(paper_id=unit.paper_id, flaws=flaws, review=ReviewerText(reviewer_id=own[0], text=own[2]))
-
-    async def compute() -> dict[str, Any]:
-        res = await ctx.run(ExtendStep(), inp)
-        if not res.ok or res.output is None:
-            return {"error": res.error or "unscored"}
-        return {"raised": [r.model_dump() for r in res.output.raised]}
-
-    return await ctx.memo(f"{PREFIX}/extend/{unit.venue}/{unit.paper_id}/{_digest(inp)}", compute)  # type: ignore[no-any-return]
+    return await asked_once(ctx, f"{PREFIX}/extend/{unit.venue}/{unit.paper_id}", ExtendStep(), inp,
+                            lambda out: {"raised": [r.model_dump() for r in out.raised]})
 
 
 async def human_side(ctx: RunContext, unit: WorkUnit, humans: list[Member]) -> FlawEvidence:

@@ -37,7 +37,10 @@ reply at all raises, nothing is memoised and the units stay unwritten.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
+
+from pydantic import BaseModel
 
 from prism_review.dimensions.base import RunContext, WorkUnit
 from prism_review.dimensions.flaws_pairing import (
@@ -69,6 +72,21 @@ def _identity(review: Review, text: str) -> tuple[str, str, str]:
     return review.system, review.reviewer_id, text
 
 
+async def asked_once(ctx: RunContext, where: str, step: Any, inp: BaseModel,
+                     kept: Callable[[Any], dict[str, Any]]) -> dict[str, Any]:
+    """One piece: ``step`` asked for ``inp`` once per run (memo key ``<where>/<input digest>``),
+    ``kept(output)`` stored; a reply still unusable after its re-ask is stored as
+    ``{"error": ...}`` (deterministic: a transient failure raises and stores nothing)."""
+
+    async def compute() -> dict[str, Any]:
+        res = await ctx.run(step, inp)
+        if not res.ok or res.output is None:
+            return {"error": res.error or "unscored"}
+        return kept(res.output)
+
+    return await ctx.memo(f"{where}/{_digest(inp)}", compute)  # type: ignore[no-any-return]
+
+
 def paper_members(unit: WorkUnit, compat: bool) -> list[Member]:
     """(paper-level id, review, text) for every review of the unit's paper with flaw text.
 
@@ -97,15 +115,11 @@ async def consolidation(ctx: RunContext, unit: WorkUnit, paper: list[Member], *,
     inp = ConsolidateInput(paper_id=unit.paper_id,
                            reviews=[ReviewerText(reviewer_id=pid, text=t) for pid, _, t in paper])
 
-    async def compute() -> dict[str, Any]:
-        res = await ctx.run(ConsolidateStep(), inp)
-        if not res.ok or res.output is None:
-            return {"error": res.error or "unscored"}
-        flaws, unknown = known_keys(res.output.micro_flaws, set(inp.reviewer_ids))
+    def kept(out: Any) -> dict[str, Any]:
+        flaws, unknown = known_keys(out.micro_flaws, set(inp.reviewer_ids))
         return {"micro_flaws": [f.model_dump() for f in flaws], "unknown": unknown}
 
-    key = f"{prefix}/consolidate/{unit.venue}/{unit.paper_id}/{_digest(inp)}"
-    return await ctx.memo(key, compute)  # type: ignore[no-any-return]
+    return await asked_once(ctx, f"{prefix}/consolidate/{unit.venue}/{unit.paper_id}", ConsolidateStep(), inp, kept)
 
 
 async def validation(ctx: RunContext, unit: WorkUnit, flaws: list[MicroFlaw], *,
@@ -117,14 +131,8 @@ async def validation(ctx: RunContext, unit: WorkUnit, flaws: list[MicroFlaw], *,
     inp = ValidateInput(paper_text=unit.paper.full_text, micro_flaws=flaws,
                         max_paper_chars=paper_chars(ctx))
 
-    async def compute() -> dict[str, Any]:
-        res = await ctx.run(ValidateStep(), inp)
-        if not res.ok or res.output is None:
-            return {"error": res.error or "unscored"}
-        return {"evaluations": {k: v.model_dump() for k, v in res.output.evaluations.items()}}
-
-    key = f"{prefix}/validate/{unit.venue}/{unit.paper_id}/{_digest(inp)}"
-    return await ctx.memo(key, compute)  # type: ignore[no-any-return]
+    return await asked_once(ctx, f"{prefix}/validate/{unit.venue}/{unit.paper_id}", ValidateStep(), inp,
+                            lambda out: {"evaluations": {k: v.model_dump() for k, v in out.evaluations.items()}})
 
 
 def needs_mapping(paper: list[Member], flaws: list[MicroFlaw], evals: dict[str, dict[str, Any]]) -> list[Member]:
@@ -189,14 +197,8 @@ async def mapping(ctx: RunContext, unit: WorkUnit, inp: MapBatchInput) -> dict[s
 async def single_mapping(ctx: RunContext, unit: WorkUnit, inp: MapInput) -> dict[str, Any]:
     """One review mapped on its own (the fallback of a failed batched mapping)."""
 
-    async def compute() -> dict[str, Any]:
-        res = await ctx.run(MapStep(), inp)
-        if not res.ok or res.output is None:
-            return {"error": res.error or "unscored"}
-        return {"mentions": [m.model_dump() for m in res.output.mentions]}
-
-    key = f"flaws/map/{unit.venue}/{unit.paper_id}/{_digest(inp)}"
-    return await ctx.memo(key, compute)  # type: ignore[no-any-return]
+    return await asked_once(ctx, f"flaws/map/{unit.venue}/{unit.paper_id}", MapStep(), inp,
+                            lambda out: {"mentions": [m.model_dump() for m in out.mentions]})
 
 
 def unit_flaws(paper_flaws: list[MicroFlaw], rename: dict[str, str]) -> list[MicroFlaw]:
