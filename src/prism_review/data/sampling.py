@@ -235,6 +235,10 @@ def metadata_from_layout(root: Path, skips: SkipLog) -> Iterator[PaperMeta]:
                 skips.add_error(err, record=pid)
                 continue
             yield PaperMeta(pid, venue, decision_class(Decision.parse(meta.get("decision"))))
+    for problem in layout.problems:  # bad metadata rows, unsafe manifest ids: why a class is unknown
+        skips.add_error(problem)
+    for where, note in layout.skipped:  # a decision that is not text
+        skips.add(where, note)
 
 
 def metadata_from(path: Path, skips: SkipLog) -> Iterator[PaperMeta]:
