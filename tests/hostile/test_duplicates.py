@@ -93,3 +93,28 @@ def test_a_human_file_linked_under_another_id_gives_that_paper_no_decision(tmp_p
     assert lay.load_reviews("ICLR2024", "p2", "human") == []
     assert lay.paper_meta("ICLR2024", "p2")["decision"] is None  # was p1's decision
     assert lay.paper_meta("ICLR2024", "p1")["decision"] is not None
+
+
+def test_byo_indexing_reads_each_file_once_unless_its_size_matches_another(
+        tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The copy check hashes a file only when an earlier one has its size: every file was read
+    twice (hashed, then indexed)."""
+    from prism_review.systems.byo import ByoSource
+
+    root = write_layout(tmp_path / "data", {"ICLR2024": ["p1", "p2"]})
+    byo = root / "ICLR2024" / "my_reviewer"
+    lines = (byo / "reviews.jsonl").read_text().splitlines()
+    (byo / "other.jsonl").write_text(lines[0].replace("p1", "p2") + "\n" + lines[0] + "\n")
+    opened: list[str] = []
+    real = Path.open
+
+    def counting(self: Path, *args, **kwargs):  # type: ignore[no-untyped-def]
+        opened.append(self.name)
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "open", counting)
+    source = ByoSource(byo, "my_reviewer")
+    assert set(source.index()) >= {"p1", "p2"}
+    assert sorted(opened) == ["other.jsonl", "reviews.jsonl"], opened
+    assert source.skipped == [(f"{byo / 'other.jsonl'}:2",
+                               "not read: the same row as reviews.jsonl line 1 (counted once)")]
