@@ -151,3 +151,23 @@ def test_a_layout_sample_shows_what_its_reader_skipped(tmp_path: Path) -> None:
     said = [str(s) for s in skips.skips]
     assert f"{meta} (field 'line 1: title'): expected text, got list; row skipped" in said, said
     assert f"{human}: Decision: expected text, got int 1 (not used)" in said, said
+
+
+def test_a_folder_sample_reads_a_non_text_decision_as_evaluate_does(tmp_path: Path) -> None:
+    """``Decision: ["Accept"]`` is no decision for ``VenueFolder.paper`` (a counted skip); the
+    sample drew the paper as a poster from the same record, unsaid."""
+    from prism_review.data.venue_folder import VenueFolder
+
+    folder = tmp_path / "ICLR_2024"
+    (folder / "json").mkdir(parents=True)
+    (folder / "txt").mkdir()
+    (folder / "json" / "a.json").write_text(json.dumps(
+        {"title": "T", "Decision": ["Accept"], "reviews": [{"summary": "A review."}]}))
+    (folder / "txt" / "a.txt").write_text("Paper text.")
+    skips = SkipLog()
+    assert [(m.paper_id, m.decision_class) for m in metadata_from(folder, skips)] == [
+        ("a", "unknown")]
+    assert [str(s) for s in skips.skips] == [
+        f"{folder}/json/a.json (field 'Decision'): expected text, got list (not used)"]
+    with VenueFolder(folder) as vf:
+        assert vf.paper("a")[0].decision.kind.value == "unknown"

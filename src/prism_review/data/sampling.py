@@ -218,7 +218,7 @@ def metadata_from_folder(path: Path, skips: SkipLog) -> Iterator[PaperMeta]:
             except DataError as err:
                 skips.add_error(err, record=pid)
                 continue
-            yield PaperMeta(pid, vf.venue.id, decision_class(Decision.parse(rec.get("Decision"))))
+            yield PaperMeta(pid, vf.venue.id, decision_class(vf.decision(pid, rec)))  # as evaluate
 
 
 def metadata_from_layout(root: Path, skips: SkipLog) -> Iterator[PaperMeta]:
