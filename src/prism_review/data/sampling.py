@@ -207,9 +207,7 @@ def metadata_from_folder(path: Path, skips: SkipLog) -> Iterator[PaperMeta]:
     """``(id, venue, decision)`` from a per-venue folder's or zip's ``json/<id>.json`` files."""
     from prism_review.data.venue_folder import VenueFolder
 
-    with VenueFolder(path) as vf:
-        skips.skips.extend(vf.skips.skips)  # what opening it found (unsafe zip members)
-        vf.skips = skips
+    with VenueFolder(path, skips=skips) as vf:
         if vf.venue is None:
             raise DataError(path, f"cannot tell the venue from the name {vf.venue_name!r}")
         for pid in vf.paper_ids():

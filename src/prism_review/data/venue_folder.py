@@ -81,9 +81,12 @@ class GrobidReport:
 class VenueFolder:
     """One venue's raw corpus folder or zip. Use as a context manager to close the zip."""
 
-    def __init__(self, path: str | Path, *, venue: str | None = None, strict: bool = False) -> None:
+    def __init__(self, path: str | Path, *, venue: str | None = None, strict: bool = False,
+                 skips: SkipLog | None = None) -> None:
         self.path = Path(path)
-        self.skips = SkipLog(strict=strict)
+        #: the caller's log when given, so what opening finds (unsafe or repeated zip members)
+        #: is in it too
+        self.skips = skips if skips is not None else SkipLog(strict=strict)
         if not self.path.exists():
             raise DataError(self.path, "no such folder or zip")
         self._src = VenueSource(self.path, self.skips)
