@@ -242,13 +242,13 @@ def metadata_from_layout(root: Path, skips: SkipLog) -> Iterator[PaperMeta]:
 def metadata_from(path: Path, skips: SkipLog) -> Iterator[PaperMeta]:
     """Any source ``prism evaluate`` reads (detected by shape, as there): a corpus table, one
     venue folder/zip or a folder of them, an evaluation layout, or ProReviewer."""
-    from prism_review.data.source_kinds import detect
+    from prism_review.data.source_kinds import VenueFolderSource, detect
 
     source = detect(Path(path))
     if source.kind == "corpus":
         yield from metadata_from_corpus(source.path, skips)
-    elif source.kind == "venue-folders":
-        for _venue, folder in source.folders:  # type: ignore[attr-defined]
+    elif isinstance(source, VenueFolderSource):
+        for _venue, folder in source.folders:
             yield from metadata_from_folder(folder, skips)
     elif source.kind == "layout":
         yield from metadata_from_layout(source.path, skips)
