@@ -118,3 +118,24 @@ def test_byo_indexing_reads_each_file_once_unless_its_size_matches_another(
     assert sorted(opened) == ["other.jsonl", "reviews.jsonl"], opened
     assert source.skipped == [(f"{byo / 'other.jsonl'}:2",
                                "not read: the same row as reviews.jsonl line 1 (counted once)")]
+
+
+def test_a_raw_venue_folder_file_linked_under_another_id_is_not_read(tmp_path: Path) -> None:
+    """``json/b.json`` -> ``a.json`` gave paper b paper a's reviews and decision (the layout's
+    readers refused such a twin, the raw folder's did not)."""
+    from prism_review.data.sources import open_source
+
+    folder = tmp_path / "ICLR_2024"
+    (folder / "json").mkdir(parents=True)
+    (folder / "txt").mkdir()
+    (folder / "json" / "a.json").write_text(json.dumps(
+        {"title": "T", "Decision": "Accept", "reviews": [{"summary": "A review."}]}))
+    os.symlink("a.json", folder / "json" / "b.json")
+    for pid in ("a", "b"):
+        (folder / "txt" / f"{pid}.txt").write_text(f"Paper {pid}.")
+    source = open_source(folder)
+    items = list(source.items())
+    assert [(i.paper_id, i.paper is not None) for i in items] == [("a", True), ("b", False)]
+    assert [str(e) for _, e in items[1].errors] == [
+        f"{folder / 'json' / 'b.json'}: not read: a link to a.json, another paper's file "
+        "(counted once)"]
