@@ -129,3 +129,45 @@ def test_sources_parquet_folder_and_zip(
         doc["venues"]["ICLR2024"]["requested"] == 2
         and len(doc["venues"]["ICLR2024"]["paper_ids"]) == 2
     )
+
+
+def test_a_layout_sample_shows_what_its_reader_skipped(tmp_path: Path) -> None:
+    """A bad metadata row or a numeric decision makes the paper's class ``unknown``: the skip
+    that says why is in the sample's log, as ``evaluate`` shows it (it was dropped unsaid)."""
+    from prism_review.testing.layout_samples import write_layout
+
+    root = write_layout(tmp_path / "data", {"ICLR2024": ["p1", "p2"]})
+    vdir = root / "ICLR2024"
+    (vdir / "human_reviews" / "p1.json").unlink()
+    meta = vdir / "paper_metadata.jsonl"
+    meta.write_text(json.dumps({"paper_id": "p1", "title": ["x"], "decision": "Accept"}) + "\n")
+    human = vdir / "human_reviews" / "p2.json"
+    data = json.loads(human.read_text())
+    data["Decision"] = 1
+    human.write_text(json.dumps(data))
+    skips = SkipLog()
+    got = list(metadata_from(root, skips))
+    assert [(m.paper_id, m.decision_class) for m in got] == [("p1", "unknown"), ("p2", "unknown")]
+    said = [str(s) for s in skips.skips]
+    assert f"{meta} (field 'line 1: title'): expected text, got list; row skipped" in said, said
+    assert f"{human}: Decision: expected text, got int 1 (not used)" in said, said
+
+
+def test_a_folder_sample_reads_a_non_text_decision_as_evaluate_does(tmp_path: Path) -> None:
+    """``Decision: ["Accept"]`` is no decision for ``VenueFolder.paper`` (a counted skip); the
+    sample drew the paper as a poster from the same record, unsaid."""
+    from prism_review.data.venue_folder import VenueFolder
+
+    folder = tmp_path / "ICLR_2024"
+    (folder / "json").mkdir(parents=True)
+    (folder / "txt").mkdir()
+    (folder / "json" / "a.json").write_text(json.dumps(
+        {"title": "T", "Decision": ["Accept"], "reviews": [{"summary": "A review."}]}))
+    (folder / "txt" / "a.txt").write_text("Paper text.")
+    skips = SkipLog()
+    assert [(m.paper_id, m.decision_class) for m in metadata_from(folder, skips)] == [
+        ("a", "unknown")]
+    assert [str(s) for s in skips.skips] == [
+        f"{folder}/json/a.json (field 'Decision'): expected text, got list (not used)"]
+    with VenueFolder(folder) as vf:
+        assert vf.paper("a")[0].decision.kind.value == "unknown"

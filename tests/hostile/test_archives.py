@@ -127,3 +127,20 @@ def test_a_venue_zip_member_named_twice_reads_the_first_and_says_so(tmp_path: Pa
         assert [str(s) for s in vf.skips.skips] == [
             f"{archive} [ICLR_2024/json/a.json]: member named twice: the first copy is read, this "
             "one ignored"]
+
+
+def test_what_opening_a_venue_zip_finds_is_in_the_sources_problems(tmp_path: Path) -> None:
+    """The source gave each VenueFolder its log after opening it: the repeated and the unsafe
+    member, found while opening, were in a log nobody read (evaluate said nothing)."""
+    from prism_review.data.sources import open_source
+
+    with pytest.warns(UserWarning, match="Duplicate name"):
+        archive = _venue_zip(tmp_path / "ICLR_2024.zip", [
+            ("ICLR_2024/json/a.json", b""), ("ICLR_2024/json/a.json", b'{"title": "Second"}'),
+            ("ICLR_2024/txt/a.txt", b"Paper text."), ("../evil.txt", b"x")])
+    source = open_source(archive)
+    assert [i.paper.title for i in source.items() if i.paper is not None] == ["T"]
+    assert [str(p) for p in source.problems()] == [
+        f"{archive} [ICLR_2024/json/a.json]: member named twice: the first copy is read, this "
+        "one ignored",
+        f"{archive} [../evil.txt]: unsafe member name ignored"]

@@ -148,3 +148,17 @@ def test_evaluate_moves_another_runs_rows_aside_instead_of_resuming_them(tmp_pat
     assert f"line {len(lines) + 1}: a row of config 0123456789abcdef, not this run's" in said, said
     assert log.read_text().splitlines() == lines
     assert runner.invoke(app, ["report", str(out)]).exit_code == 0
+
+
+def test_a_human_file_note_is_counted_once_however_often_the_file_is_read(tmp_path: Path) -> None:
+    """The paper's text, its metadata and its reviews each read the human file: the note of a
+    numeric decision was in ``skipped`` once per read (three times here)."""
+    root = write_layout(tmp_path / "data", {"ICLR2024": ["p1"]})
+    path = _human(root, lambda d: d.update(Decision=1))
+    lay = EvalLayout(root)
+    lay.load_paper("ICLR2024", "p1")
+    lay.load_reviews("ICLR2024", "p1", "human")
+    lay.load_reviews("ICLR2024", "p1", "human")
+    notes = [n for p, n in lay.skipped if p == str(path)]
+    assert notes.count("Decision: expected text, got int 1 (not used)") == 1, notes
+    assert len(notes) == len(set(notes)), notes

@@ -93,3 +93,49 @@ def test_a_human_file_linked_under_another_id_gives_that_paper_no_decision(tmp_p
     assert lay.load_reviews("ICLR2024", "p2", "human") == []
     assert lay.paper_meta("ICLR2024", "p2")["decision"] is None  # was p1's decision
     assert lay.paper_meta("ICLR2024", "p1")["decision"] is not None
+
+
+def test_byo_indexing_reads_each_file_once_unless_its_size_matches_another(
+        tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The copy check hashes a file only when an earlier one has its size: every file was read
+    twice (hashed, then indexed)."""
+    from prism_review.systems.byo import ByoSource
+
+    root = write_layout(tmp_path / "data", {"ICLR2024": ["p1", "p2"]})
+    byo = root / "ICLR2024" / "my_reviewer"
+    lines = (byo / "reviews.jsonl").read_text().splitlines()
+    (byo / "other.jsonl").write_text(lines[0].replace("p1", "p2") + "\n" + lines[0] + "\n")
+    opened: list[str] = []
+    real = Path.open
+
+    def counting(self: Path, *args, **kwargs):  # type: ignore[no-untyped-def]
+        opened.append(self.name)
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "open", counting)
+    source = ByoSource(byo, "my_reviewer")
+    assert set(source.index()) >= {"p1", "p2"}
+    assert sorted(opened) == ["other.jsonl", "reviews.jsonl"], opened
+    assert source.skipped == [(f"{byo / 'other.jsonl'}:2",
+                               "not read: the same row as reviews.jsonl line 1 (counted once)")]
+
+
+def test_a_raw_venue_folder_file_linked_under_another_id_is_not_read(tmp_path: Path) -> None:
+    """``json/b.json`` -> ``a.json`` gave paper b paper a's reviews and decision (the layout's
+    readers refused such a twin, the raw folder's did not)."""
+    from prism_review.data.sources import open_source
+
+    folder = tmp_path / "ICLR_2024"
+    (folder / "json").mkdir(parents=True)
+    (folder / "txt").mkdir()
+    (folder / "json" / "a.json").write_text(json.dumps(
+        {"title": "T", "Decision": "Accept", "reviews": [{"summary": "A review."}]}))
+    os.symlink("a.json", folder / "json" / "b.json")
+    for pid in ("a", "b"):
+        (folder / "txt" / f"{pid}.txt").write_text(f"Paper {pid}.")
+    source = open_source(folder)
+    items = list(source.items())
+    assert [(i.paper_id, i.paper is not None) for i in items] == [("a", True), ("b", False)]
+    assert [str(e) for _, e in items[1].errors] == [
+        f"{folder / 'json' / 'b.json'}: not read: a link to a.json, another paper's file "
+        "(counted once)"]

@@ -96,3 +96,16 @@ def test_symlink_out_of_the_root_is_refused(tmp_path: Path) -> None:
     with pytest.raises(UnsafePathError, match="outside"):
         inside(tmp_path / "root", tmp_path / "root" / "link")
     assert inside(tmp_path / "root", tmp_path / "root" / "ok")
+
+
+def test_a_stream_longer_than_it_declares_is_stopped_at_the_limit() -> None:
+    """read_capped's second guard: a member declaring 0 bytes is still cut off while reading."""
+    import io
+
+    from prism_review.guards.errors import DataError
+
+    assert limits.read_capped(io.BytesIO(b"x" * 100), "z.zip!a", limit=100) == b"x" * 100
+    with pytest.raises(DataError, match=r"z.zip!a: member is over the 100-byte limit"):
+        limits.read_capped(io.BytesIO(b"x" * 101), "z.zip!a", declared=0, limit=100)
+    with pytest.raises(DataError, match="over the 100-byte limit"):
+        limits.read_capped(io.BytesIO(b""), "z.zip!a", declared=101, limit=100)

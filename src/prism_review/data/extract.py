@@ -134,7 +134,6 @@ def safe_extract(archive: Path, target: Path) -> list[Path]:
                     exc, OSError | EOFError | zipfile.BadZipFile | zlib.error):
                 raise
             why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-            why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
             raise DataError(archive, f"cannot extract into {target}: {why} (the files written "
                             "were removed)") from exc
         finally:

@@ -85,6 +85,13 @@ class EvalLayout:
             self._reported.add(str(err))
             self.problems.append(err)
 
+    def _note(self, path: str, note: str) -> None:
+        """Record a counted skip once: a paper's human file is read for its metadata, its text
+        and its reviews, and each read finds the same notes."""
+        if (path, note) not in self._noted:
+            self._noted.add((path, note))
+            self.skipped.append((path, note))
+
     def _inside(self, path: Path) -> Path:
         """``path`` when it resolves inside the data root (symlinks followed), else
         :class:`UnsafePathError`."""
@@ -204,9 +211,7 @@ class EvalLayout:
         if data is not None:
             path = str(self.venue_dir(venue) / get_system(HUMAN).folder / f"{paper_id}.json")
             for note in unused_fields(data, get_venue(venue).id):
-                if (path, note) not in self._noted:  # a paper's metadata is read many times
-                    self._noted.add((path, note))
-                    self.skipped.append((path, note))
+                self._note(path, note)
         return data
 
     def _metadata(self, venue: str) -> dict[str, dict[str, Any]]:
@@ -277,12 +282,14 @@ class EvalLayout:
             if not self._usable_dir(folder):
                 return []
             path, notes = spec.locate(folder, paper_id)
-            self.skipped.extend((str(p), n) for p, n in notes)
+            for p, n in notes:
+                self._note(str(p), n)
             if path is None:
                 return []
             self._inside(path)
             loaded = spec.read(path, paper_id, vid)
-            self.skipped.extend((str(path), n) for n in loaded.skipped)
+            for n in loaded.skipped:
+                self._note(str(path), n)
             if not loaded.reviews and not spec.may_be_empty:
                 self._problem(DataError(path, "no review text"))
             return loaded.reviews

@@ -197,13 +197,10 @@ def _check_venue(L, vid, vdir: Path, require_all: bool, add) -> None:  # type: i
                         f"line {line_no}: paper_id")
         for copy, note in source.skipped:  # copies, links and repeated rows: counted once
             add.skip(Path(copy), note)
-        if not bad:
-            try:
-                for pid in byo.ByoSource(child, child.name).paper_ids():
-                    if pid in covered:
-                        covered[pid] += 1
-            except DataError as exc:  # pragma: no cover - check_folder found nothing
-                add(child, exc.message, exc.field)
+        if not bad:  # no file outside the root: the index read above holds every row
+            for pid in source.paper_ids():
+                if pid in covered:
+                    covered[pid] += 1
     if not require_all:
         for pid, n in covered.items():
             if n == 0:

@@ -207,9 +207,7 @@ def metadata_from_folder(path: Path, skips: SkipLog) -> Iterator[PaperMeta]:
     """``(id, venue, decision)`` from a per-venue folder's or zip's ``json/<id>.json`` files."""
     from prism_review.data.venue_folder import VenueFolder
 
-    with VenueFolder(path) as vf:
-        skips.skips.extend(vf.skips.skips)  # what opening it found (unsafe zip members)
-        vf.skips = skips
+    with VenueFolder(path, skips=skips) as vf:
         if vf.venue is None:
             raise DataError(path, f"cannot tell the venue from the name {vf.venue_name!r}")
         for pid in vf.paper_ids():
@@ -218,7 +216,7 @@ def metadata_from_folder(path: Path, skips: SkipLog) -> Iterator[PaperMeta]:
             except DataError as err:
                 skips.add_error(err, record=pid)
                 continue
-            yield PaperMeta(pid, vf.venue.id, decision_class(Decision.parse(rec.get("Decision"))))
+            yield PaperMeta(pid, vf.venue.id, decision_class(vf.decision(pid, rec)))  # as evaluate
 
 
 def metadata_from_layout(root: Path, skips: SkipLog) -> Iterator[PaperMeta]:
@@ -235,18 +233,22 @@ def metadata_from_layout(root: Path, skips: SkipLog) -> Iterator[PaperMeta]:
                 skips.add_error(err, record=pid)
                 continue
             yield PaperMeta(pid, venue, decision_class(Decision.parse(meta.get("decision"))))
+    for problem in layout.problems:  # bad metadata rows, unsafe manifest ids: why a class is unknown
+        skips.add_error(problem)
+    for where, note in layout.skipped:  # a decision that is not text
+        skips.add(where, note)
 
 
 def metadata_from(path: Path, skips: SkipLog) -> Iterator[PaperMeta]:
     """Any source ``prism evaluate`` reads (detected by shape, as there): a corpus table, one
     venue folder/zip or a folder of them, an evaluation layout, or ProReviewer."""
-    from prism_review.data.source_kinds import detect
+    from prism_review.data.source_kinds import VenueFolderSource, detect
 
     source = detect(Path(path))
     if source.kind == "corpus":
         yield from metadata_from_corpus(source.path, skips)
-    elif source.kind == "venue-folders":
-        for _venue, folder in source.folders:  # type: ignore[attr-defined]
+    elif isinstance(source, VenueFolderSource):
+        for _venue, folder in source.folders:
             yield from metadata_from_folder(folder, skips)
     elif source.kind == "layout":
         yield from metadata_from_layout(source.path, skips)

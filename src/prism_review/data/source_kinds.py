@@ -206,8 +206,7 @@ class VenueFolderSource(_HumanOnly):
         for venue, folder in self.folders:
             if not lim.wants_venue(venue):
                 continue
-            with VenueFolder(folder, venue=venue) as vf:
-                vf.skips = self.skips
+            with VenueFolder(folder, venue=venue, skips=self.skips) as vf:
                 for pid in vf.paper_ids():
                     if not lim.take(venue, pid):
                         continue

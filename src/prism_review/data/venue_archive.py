@@ -72,6 +72,7 @@ class VenueSource:
             if not p.is_file():
                 return None
             inside(self.path, p)  # a symlink out of the folder is refused, naming where it leads
+            _refuse_twin(p, self.label(rel))
             limits.check_file_size(p)
             return p.read_bytes()
         info = self._infos.get(self.prefix + rel)
@@ -95,6 +96,17 @@ class VenueSource:
     def close(self) -> None:
         if self._zip is not None:
             self._zip.close()
+
+
+def _refuse_twin(path: Path, label: str) -> None:
+    """A symbolic link to another file of its own folder (``json/b.json`` -> ``a.json``) would
+    give paper ``b`` paper ``a``'s record: refused, as the layout's readers refuse it."""
+    if not path.is_symlink():
+        return
+    target = path.resolve()
+    if target.parent == path.parent.resolve() and target.name != path.name:
+        raise DataError(label, f"not read: a link to {target.name}, another paper's file "
+                        "(counted once)")
 
 
 def _find_prefix(names: list[str]) -> str:

@@ -81,9 +81,12 @@ class GrobidReport:
 class VenueFolder:
     """One venue's raw corpus folder or zip. Use as a context manager to close the zip."""
 
-    def __init__(self, path: str | Path, *, venue: str | None = None, strict: bool = False) -> None:
+    def __init__(self, path: str | Path, *, venue: str | None = None, strict: bool = False,
+                 skips: SkipLog | None = None) -> None:
         self.path = Path(path)
-        self.skips = SkipLog(strict=strict)
+        #: the caller's log when given, so what opening finds (unsafe or repeated zip members)
+        #: is in it too
+        self.skips = skips if skips is not None else SkipLog(strict=strict)
         if not self.path.exists():
             raise DataError(self.path, "no such folder or zip")
         self._src = VenueSource(self.path, self.skips)
@@ -227,12 +230,8 @@ class VenueFolder:
                 label, f"expected text or object, got {type(meta).__name__}", field="Meta review"
             )
             meta = None
-        decision = rec.get("Decision")
-        for key in ("Decision", "title", "abstract"):  # Decision: 1 is no decision, not "1"
-            value = rec.get(key)
-            if value is not None and not isinstance(value, str):
-                self.skips.add(label, f"expected text, got {type(value).__name__} (not used)",
-                               field=key)
+        decision = self.decision(paper_id, rec)
+        self._text_fields(rec, label, ("title", "abstract"))
         tei = self._optional(self.grobid_tei, paper_id) if with_text else None
         gmeta = self._optional(self.grobid_metadata, paper_id)
         full = ""
@@ -260,12 +259,26 @@ class VenueFolder:
             full_text=full,
             sections=tei.sections if tei else [],
             bibliography=bib,
-            decision=Decision.parse(decision if isinstance(decision, str) else None),
+            decision=decision,
             meta_review=meta,
             keywords=[str(k) for k in rec.get("keywords") or [] if isinstance(k, str)],
             source_path=label,
         )
         return paper, self._reviews(rec, paper_id, label)
+
+    def decision(self, paper_id: str, rec: dict[str, Any]) -> Decision:
+        """The decision of ``record(paper_id)``: one that is not text is a counted skip and no
+        decision (``Decision: 1`` is not the decision "1", ``["Accept"]`` not an accept)."""
+        self._text_fields(rec, self._src.label(f"json/{paper_id}.json"), ("Decision",))
+        value = rec.get("Decision")
+        return Decision.parse(value if isinstance(value, str) else None)
+
+    def _text_fields(self, rec: dict[str, Any], label: str, keys: tuple[str, ...]) -> None:
+        for key in keys:
+            value = rec.get(key)
+            if value is not None and not isinstance(value, str):
+                self.skips.add(label, f"expected text, got {type(value).__name__} (not used)",
+                               field=key)
 
     def _reviews(self, rec: dict[str, Any], paper_id: str, label: str) -> list[Review]:
         items = rec.get("reviews", [])

@@ -157,9 +157,9 @@ def tables_as_text(text: str) -> str:
     lines = text.split("\n")
     rule = [bool(_TABLE_RULE.match(line)) and "|" in line for line in lines]
     in_table = [bool(_TABLE_ROW.match(line)) for line in lines]
-    for i, is_rule in enumerate(rule):  # rows without outer pipes, around a delimiter row
+    for i in (k for k, is_rule in enumerate(rule) if is_rule):  # rows without outer pipes
         for step in (-1, 1):
-            j = i + step if is_rule else -1
+            j = i + step
             while 0 <= j < len(lines) and "|" in lines[j] and lines[j].strip():
                 in_table[j] = True
                 j += step

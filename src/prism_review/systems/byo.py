@@ -183,13 +183,13 @@ class ByoSource:
         skipped and recorded in :attr:`problems`."""
         if self._index is None:
             idx: dict[str, list[tuple[Path, int, int]]] = defaultdict(list)
-            files: dict[Any, Path] = {}  # a file's (device, inode) or digest -> its first name
+            files = _Seen()
             rows: dict[bytes, tuple[Path, int]] = {}  # a row's digest -> its first place
             for path in byo_files(self.folder):
                 if self.root is not None and not is_inside(self.root, path):
                     self.problems.append(_outside(path, self.root))
                     continue
-                twin = _twin_file(path, files)
+                twin = files.twin(path)
                 if twin is not None:
                     self.skipped.append((str(path), twin))
                     continue
@@ -282,23 +282,40 @@ def _lines(path: Path) -> Iterator[tuple[int, int, bytes]]:
                 yield line_no, start, raw
 
 
-def _twin_file(path: Path, seen: dict[Any, Path]) -> str | None:
-    """Why ``path`` is not read when it is a link to or a byte-for-byte copy of a file in
-    ``seen`` (which it joins otherwise), else None."""
-    try:
-        st = path.stat()
-        digest = hashlib.sha256()
-        with path.open("rb") as fh:
-            for chunk in iter(lambda: fh.read(1 << 20), b""):
-                digest.update(chunk)
-    except OSError:
-        return None  # the read that follows names the file
-    node, content = (st.st_dev, st.st_ino), (st.st_size, digest.digest())
-    for key, how in ((node, "a link to"), (content, "a copy of")):
-        if key in seen:
-            return f"not read: {how} {seen[key].name} (its rows counted once)"
-    seen[node] = seen[content] = path
-    return None
+class _Seen:
+    """The files indexed so far, by (device, inode) and by size; a file is hashed only when an
+    earlier one has its size (a copy has), so a folder's files are not all read twice."""
+
+    def __init__(self) -> None:
+        self.nodes: dict[tuple[int, int], Path] = {}
+        self.sizes: dict[int, list[Path]] = {}
+        self._digests: dict[Path, bytes] = {}
+
+    def twin(self, path: Path) -> str | None:
+        """Why ``path`` is not read when it is a link to or a byte-for-byte copy of a file seen
+        (which it joins otherwise), else None."""
+        try:
+            st = path.stat()
+            node = (st.st_dev, st.st_ino)
+            if node in self.nodes:
+                return f"not read: a link to {self.nodes[node].name} (its rows counted once)"
+            for other in self.sizes.get(st.st_size, []):
+                if self._digest(other) == self._digest(path):
+                    return f"not read: a copy of {other.name} (its rows counted once)"
+        except OSError:
+            return None  # the read that follows names the file
+        self.nodes[node] = path
+        self.sizes.setdefault(st.st_size, []).append(path)
+        return None
+
+    def _digest(self, path: Path) -> bytes:
+        if path not in self._digests:
+            digest = hashlib.sha256()
+            with path.open("rb") as fh:
+                for chunk in iter(lambda: fh.read(1 << 20), b""):
+                    digest.update(chunk)
+            self._digests[path] = digest.digest()
+        return self._digests[path]
 
 
 def _outside(path: Path, root: Path) -> DataError:
