@@ -391,3 +391,20 @@ def test_a_transient_failure_survives_pickling_to_and_from_workers():
     for exc in (TransportError("s.step", "boom"), TransientFailure("s.step", "boom")):
         back = pickle.loads(pickle.dumps(exc))
         assert type(back) is type(exc) and str(back) == str(exc) and back.step == "s.step"
+
+
+async def test_a_generation_step_whose_check_re_ask_fails_transiently_is_not_kept(
+        llm_server, loopback_judge):
+    # before: a generation step (keeps_soft_checked) kept its first answer, with a warning, when
+    # its check re-ask met only faults: a row a fault-free run (whose re-ask is answered) does
+    # not write, memoised and kept by a resume
+    from prism_review.llm import TransientFailure
+
+    from ._steps import DraftStep
+
+    llm_server.script({"label": "positive", "score": 9}, Fault.malformed("nope 1"),
+                      Fault.malformed("nope 2"))
+    judge = loopback_judge(max_retries=1)
+    with pytest.raises(TransientFailure):
+        await judge.run(DraftStep(), LabelIn(text="x"))
+    assert len(llm_server.requests) == 3 and judge.stats.transient == 1

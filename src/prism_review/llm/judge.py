@@ -317,7 +317,7 @@ class LLMJudge:
         if problem:
             retry = follow_up(req, raw or "", CHECK_PROMPT.format(problem=problem))
             third, out2, error3 = await self._ask(step, api, retry, usage, ids, "check")
-            if out2 is None and not step.keeps_soft_checked:
+            if out2 is None:  # a fault is no answer to keep, even for a generation step
                 self._raise_if_transient(step, third, error3)
             problem2 = step.check(inp, out2) if out2 is not None else error3
             if out2 is not None and not problem2:
