@@ -408,3 +408,18 @@ async def test_a_generation_step_whose_check_re_ask_fails_transiently_is_not_kep
     with pytest.raises(TransientFailure):
         await judge.run(DraftStep(), LabelIn(text="x"))
     assert len(llm_server.requests) == 3 and judge.stats.transient == 1
+
+
+async def test_early_length_cuts_at_the_cap_after_every_retry_are_transient_not_unscored(
+        llm_server, loopback_judge):
+    # before: replies cut with finish_reason="length" before their budget (a server's fault,
+    # never the same cut twice) at a budget that may not grow were written as unscored ("not
+    # asked again"), a row a fault-free run does not write and a resume keeps
+    from prism_review.llm import TransientFailure
+
+    llm_server.script(Fault.early_length(GOOD, keep=0.3), Fault.early_length(GOOD, keep=0.6))
+    judge = loopback_judge(max_retries=1, max_tokens=100)  # the ask has the step's whole cap
+    with pytest.raises(TransientFailure):
+        await _run(judge)
+    assert len(llm_server.requests) == 2
+    assert judge.stats.transient == 1 and judge.stats.unscored == 0

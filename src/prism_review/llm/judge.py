@@ -295,6 +295,7 @@ class LLMJudge:
                 limit = granted_limit(req, first.granted, model_limit(api, req.model))
                 longer, sent = longer_ask(req, cap, limit)
                 if longer is None:  # it had all the room it may have: asking again cannot help
+                    self._raise_if_transient(step, first, error)  # unless it was a fault
                     return StepResult(step=step.name, status="unscored", raw=raw,
                                       error=not_asked_again(sent, error))
                 req = longer
@@ -304,6 +305,7 @@ class LLMJudge:
                 purpose = "repair"
             second, out, error2 = await self._ask(step, api, retry, usage, ids, purpose)
             if second.no_larger_budget:  # the server allows this prompt no more: not sent
+                self._raise_if_transient(step, first, error)
                 return StepResult(step=step.name, status="unscored", raw=raw,
                                   error=not_asked_again(retry.floor, f"{error}; {error2}"))
             if out is None:
