@@ -423,3 +423,18 @@ async def test_early_length_cuts_at_the_cap_after_every_retry_are_transient_not_
         await _run(judge)
     assert len(llm_server.requests) == 2
     assert judge.stats.transient == 1 and judge.stats.unscored == 0
+
+
+async def test_dropping_an_unusable_reply_keeps_a_usable_one_stored_since(llm_server,
+                                                                         loopback_judge):
+    # before: the judge dropped whatever the key held; a usable reply another worker (or a
+    # concurrent retry) stored under the key between the read and the drop was lost
+    llm_server.script(Fault.malformed("nope 1"), GOOD)
+    judge = loopback_judge(max_retries=1)
+    assert (await _run(judge)).ok and judge.cache.count() == 1
+    (key,) = set((await _run(judge)).request_ids)  # the cached usable reply's key
+    good = judge.cache.get(key)[0]
+    await judge.calls.forget(key, "nope 1")  # a late drop of the unusable reply read before
+    assert judge.cache.count() == 1 and judge.cache.get(key)[0] == good
+    await judge.calls.forget(key, good)
+    assert judge.cache.count() == 0

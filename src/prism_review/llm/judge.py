@@ -205,7 +205,7 @@ class LLMJudge:
             left -= outcome.retries
             if out is not None or not malformed(outcome, req) or outcome.confirmed:
                 break
-            await self.calls.forget(outcome.key)  # nothing failed is cached
+            await self.calls.forget(outcome.key, outcome.text)  # nothing failed is cached
             # the model's own answer, twice, is not a fault: the same text, or a cut at the
             # same length (an output limit the server does not report)
             text = (outcome.completion_tokens if outcome.finish_reason == "length"
