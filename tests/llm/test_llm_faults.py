@@ -438,3 +438,19 @@ async def test_dropping_an_unusable_reply_keeps_a_usable_one_stored_since(llm_se
     assert judge.cache.count() == 1 and judge.cache.get(key)[0] == good
     await judge.calls.forget(key, good)
     assert judge.cache.count() == 0
+
+
+async def test_a_cut_at_the_budget_counted_in_total_tokens_only_is_no_server_fault(
+        llm_server, loopback_judge):
+    # before: a thinking model behind a server that counts its reasoning in total_tokens only
+    # (completion_tokens: the visible text) looked cut before its budget, a server's fault: the
+    # same request was paid again (up to max_retries times when the visible cut varies, then
+    # the unit failed as transient) before the longer ask; and the reasoning went unpriced
+    llm_server.reasoning_outside_completion = True
+    llm_server.script(Fault.truncated(GOOD, keep=0.3), GOOD)
+    judge = loopback_judge(max_tokens=1000)
+    res = await judge.run(LabelStep(), LabelIn(text="x", budget=50))
+    assert res.ok and judge.stats.retries == 0
+    first, second = llm_server.requests
+    assert first.body["max_tokens"] == 50 and second.body["max_tokens"] == 100  # the longer ask
+    assert res.usage.completion_tokens >= 50  # the budget the cut reply spent is counted
