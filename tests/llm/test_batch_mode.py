@@ -18,12 +18,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from typer.testing import CliRunner
 
-from prism_review.cli import app
 from prism_review.llm.pricing import PriceTable
 from prism_review.pipelines.results import read_results
 from prism_review.pipelines.runner import EvalOptions, run_evaluation
+from prism_review.testing.cli_run import evaluate
 from prism_review.testing.llm_server import Fault, LLMServer
 
 SEED = 7
@@ -61,10 +60,7 @@ def _config(tmp_path: Path) -> Path:
 
 
 def _evaluate(server: LLMServer, out: Path, cache: Path, cfg: Path, *extra: str) -> Any:
-    args = ["evaluate", "--judge", f"openai-compatible/test-model@{server.base_url}",
-            "--limit", LIMIT, "--out", str(out), "--cache-dir", str(cache), "--quiet",
-            "--no-report", "--config", str(cfg), *extra]
-    return CliRunner().invoke(app, args)
+    return evaluate(server.base_url, out, cache, "--limit", LIMIT, "--config", str(cfg), *extra)
 
 
 def _by_unit(out: Path) -> dict[tuple[Any, ...], dict[str, Any]]:

@@ -391,3 +391,66 @@ def test_a_transient_failure_survives_pickling_to_and_from_workers():
     for exc in (TransportError("s.step", "boom"), TransientFailure("s.step", "boom")):
         back = pickle.loads(pickle.dumps(exc))
         assert type(back) is type(exc) and str(back) == str(exc) and back.step == "s.step"
+
+
+async def test_a_generation_step_whose_check_re_ask_fails_transiently_is_not_kept(
+        llm_server, loopback_judge):
+    # before: a generation step (keeps_soft_checked) kept its first answer, with a warning, when
+    # its check re-ask met only faults: a row a fault-free run (whose re-ask is answered) does
+    # not write, memoised and kept by a resume
+    from prism_review.llm import TransientFailure
+
+    from ._steps import DraftStep
+
+    llm_server.script({"label": "positive", "score": 9}, Fault.malformed("nope 1"),
+                      Fault.malformed("nope 2"))
+    judge = loopback_judge(max_retries=1)
+    with pytest.raises(TransientFailure):
+        await judge.run(DraftStep(), LabelIn(text="x"))
+    assert len(llm_server.requests) == 3 and judge.stats.transient == 1
+
+
+async def test_early_length_cuts_at_the_cap_after_every_retry_are_transient_not_unscored(
+        llm_server, loopback_judge):
+    # before: replies cut with finish_reason="length" before their budget (a server's fault,
+    # never the same cut twice) at a budget that may not grow were written as unscored ("not
+    # asked again"), a row a fault-free run does not write and a resume keeps
+    from prism_review.llm import TransientFailure
+
+    llm_server.script(Fault.early_length(GOOD, keep=0.3), Fault.early_length(GOOD, keep=0.6))
+    judge = loopback_judge(max_retries=1, max_tokens=100)  # the ask has the step's whole cap
+    with pytest.raises(TransientFailure):
+        await _run(judge)
+    assert len(llm_server.requests) == 2
+    assert judge.stats.transient == 1 and judge.stats.unscored == 0
+
+
+async def test_dropping_an_unusable_reply_keeps_a_usable_one_stored_since(llm_server,
+                                                                         loopback_judge):
+    # before: the judge dropped whatever the key held; a usable reply another worker (or a
+    # concurrent retry) stored under the key between the read and the drop was lost
+    llm_server.script(Fault.malformed("nope 1"), GOOD)
+    judge = loopback_judge(max_retries=1)
+    assert (await _run(judge)).ok and judge.cache.count() == 1
+    (key,) = set((await _run(judge)).request_ids)  # the cached usable reply's key
+    good = judge.cache.get(key)[0]
+    await judge.calls.forget(key, "nope 1")  # a late drop of the unusable reply read before
+    assert judge.cache.count() == 1 and judge.cache.get(key)[0] == good
+    await judge.calls.forget(key, good)
+    assert judge.cache.count() == 0
+
+
+async def test_a_cut_at_the_budget_counted_in_total_tokens_only_is_no_server_fault(
+        llm_server, loopback_judge):
+    # before: a thinking model behind a server that counts its reasoning in total_tokens only
+    # (completion_tokens: the visible text) looked cut before its budget, a server's fault: the
+    # same request was paid again (up to max_retries times when the visible cut varies, then
+    # the unit failed as transient) before the longer ask; and the reasoning went unpriced
+    llm_server.reasoning_outside_completion = True
+    llm_server.script(Fault.truncated(GOOD, keep=0.3), GOOD)
+    judge = loopback_judge(max_tokens=1000)
+    res = await judge.run(LabelStep(), LabelIn(text="x", budget=50))
+    assert res.ok and judge.stats.retries == 0
+    first, second = llm_server.requests
+    assert first.body["max_tokens"] == 50 and second.body["max_tokens"] == 100  # the longer ask
+    assert res.usage.completion_tokens >= 50  # the budget the cut reply spent is counted

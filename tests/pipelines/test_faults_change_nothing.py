@@ -19,11 +19,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from typer.testing import CliRunner
 
-from prism_review.cli import app
 from prism_review.pipelines.results import read_results
 from prism_review.testing import flaw_decisions, novelty_decisions
+from prism_review.testing.cli_run import evaluate
 from prism_review.testing.fault_mix import KINDS, FaultMix
 from prism_review.testing.llm_server import LLMServer
 
@@ -55,10 +54,8 @@ def servers():
 
 def _evaluate(server: LLMServer, out: Path, cache: Path, protocol: str,
               dims: str = DIMS, code: int = 0) -> dict[str, Any]:
-    res = CliRunner().invoke(app, [
-        "evaluate", "--judge", f"openai-compatible/test-model@{server.base_url}",
-        *(f"--dimension={d}" for d in dims.split(",")), "--limit", "3", "--protocol", protocol, "--out", str(out),
-        "--cache-dir", str(cache), "--quiet", "--no-report"])
+    res = evaluate(server.base_url, out, cache, *(f"--dimension={d}" for d in dims.split(",")),
+                   "--limit", "3", "--protocol", protocol)
     assert res.exit_code == code, res.output
     return json.loads((out / "manifest.json").read_text())["totals"]  # type: ignore[no-any-return]
 

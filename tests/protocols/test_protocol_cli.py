@@ -25,6 +25,7 @@ from typer.testing import CliRunner
 
 from prism_review.cli import app
 from prism_review.pipelines.results import read_results
+from prism_review.testing.cli_run import evaluate
 from prism_review.testing.llm_server import LLMServer
 
 LIMIT = "2"
@@ -38,9 +39,7 @@ def _env(monkeypatch):
 
 
 def _evaluate(url: str, out: Path, cache: Path, *extra: str) -> Any:
-    return CliRunner().invoke(app, ["evaluate", "--judge", f"openai-compatible/test-model@{url}",
-                                    "--limit", LIMIT, "--out", str(out), "--cache-dir", str(cache),
-                                    "--quiet", "--no-report", *extra])
+    return evaluate(url, out, cache, "--limit", LIMIT, *extra)
 
 
 def _run(tmp_path: Path, name: str, *extra: str) -> tuple[Counter[str], list[Any], dict[str, Any]]:

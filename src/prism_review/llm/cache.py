@@ -85,10 +85,14 @@ class ResponseCache:
             self._db.commit()
             self.writes += 1
 
-    def delete(self, key: str) -> None:
-        """Drop ``key``'s reply (a reply the judge could not use)."""
+    def delete(self, key: str, text: str | None = None) -> None:
+        """Drop ``key``'s reply (a reply the judge could not use); with ``text``, only while the
+        stored reply is that one (not another's usable reply stored since)."""
         with self._lock:
-            self._db.execute("DELETE FROM responses WHERE key = ?", (key,))
+            if text is None:
+                self._db.execute("DELETE FROM responses WHERE key = ?", (key,))
+            else:
+                self._db.execute("DELETE FROM responses WHERE key = ? AND text = ?", (key, text))
             self._db.commit()
 
     def count(self) -> int:

@@ -155,13 +155,15 @@ class CallManager:
         finally:
             self.active -= 1
 
-    async def forget(self, key: str) -> None:
+    async def forget(self, key: str, text: str | None = None) -> None:
         """Drop ``key``'s reply from the cache: the judge could not use it (nothing failed is
-        kept for a later run to reuse); a cache failure is only logged."""
+        kept for a later run to reuse); with ``text``, only that reply, not a usable one another
+        call (a worker, a concurrent retry) stored under the key since. A cache failure is only
+        logged."""
         if self.cache is None:
             return
         try:
-            await asyncio.to_thread(self.cache.delete, key)
+            await asyncio.to_thread(self.cache.delete, key, text)
         except Exception as exc:  # noqa: BLE001 - a reply that stays is retried when read
             log.warning("LLM cache delete failed (%s: %s)", type(exc).__name__, exc)
 

@@ -205,7 +205,7 @@ class LLMJudge:
             left -= outcome.retries
             if out is not None or not malformed(outcome, req) or outcome.confirmed:
                 break
-            await self.calls.forget(outcome.key)  # nothing failed is cached
+            await self.calls.forget(outcome.key, outcome.text)  # nothing failed is cached
             # the model's own answer, twice, is not a fault: the same text, or a cut at the
             # same length (an output limit the server does not report)
             text = (outcome.completion_tokens if outcome.finish_reason == "length"
@@ -295,6 +295,7 @@ class LLMJudge:
                 limit = granted_limit(req, first.granted, model_limit(api, req.model))
                 longer, sent = longer_ask(req, cap, limit)
                 if longer is None:  # it had all the room it may have: asking again cannot help
+                    self._raise_if_transient(step, first, error)  # unless it was a fault
                     return StepResult(step=step.name, status="unscored", raw=raw,
                                       error=not_asked_again(sent, error))
                 req = longer
@@ -304,6 +305,7 @@ class LLMJudge:
                 purpose = "repair"
             second, out, error2 = await self._ask(step, api, retry, usage, ids, purpose)
             if second.no_larger_budget:  # the server allows this prompt no more: not sent
+                self._raise_if_transient(step, first, error)
                 return StepResult(step=step.name, status="unscored", raw=raw,
                                   error=not_asked_again(retry.floor, f"{error}; {error2}"))
             if out is None:
@@ -317,7 +319,7 @@ class LLMJudge:
         if problem:
             retry = follow_up(req, raw or "", CHECK_PROMPT.format(problem=problem))
             third, out2, error3 = await self._ask(step, api, retry, usage, ids, "check")
-            if out2 is None and not step.keeps_soft_checked:
+            if out2 is None:  # a fault is no answer to keep, even for a generation step
                 self._raise_if_transient(step, third, error3)
             problem2 = step.check(inp, out2) if out2 is not None else error3
             if out2 is not None and not problem2:

@@ -218,10 +218,15 @@ class OpenAICompatibleAPI:
                                 provider=self.provider, retryable=True) from None
         usage = resp.get("usage") or {}
         details = usage.get("prompt_tokens_details") or {}
+        prompt = int(usage.get("prompt_tokens") or 0)
+        # the output is all the total holds beyond the prompt: some servers count a thinking
+        # model's reasoning there only (a cut at the budget would look early, and go unpriced)
+        output = max(int(usage.get("completion_tokens") or 0),
+                     int(usage.get("total_tokens") or 0) - prompt)
         return Generation(
             text=text if isinstance(text, str) else json.dumps(text),
-            prompt_tokens=int(usage.get("prompt_tokens") or 0),
-            completion_tokens=int(usage.get("completion_tokens") or 0),
+            prompt_tokens=prompt,
+            completion_tokens=output,
             cached_prompt_tokens=int((details.get("cached_tokens") if isinstance(details, dict) else 0) or 0),
             finish_reason=choice.get("finish_reason"), latency=latency, response_mode=mode,
         )

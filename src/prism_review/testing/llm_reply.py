@@ -109,6 +109,7 @@ class ReplyOwner(Protocol):
 
     requests: list[RecordedRequest]
     prompt_cache: bool
+    reasoning_outside_completion: bool
     max_output_tokens: int | None
     enforce_max_tokens: bool
     context_length: int | None
@@ -197,9 +198,11 @@ def render_reply(owner: ReplyOwner, body: dict[str, Any], reply: Reply,
         text, finish = text[: 4 * min(limits)], "length"
     rec.reply, rec.finish = text, finish
     prompt = prompt_tokens(body)
-    used = len(text) // 4 + 1
+    used = shown = len(text) // 4 + 1
     if spent and requested is not None:  # a reply cut at its budget spent all of it
         used = max(used, requested)
+        if not owner.reasoning_outside_completion:  # else the rest was reasoning, in the total
+            shown = used
     completion = {
         "id": f"chatcmpl-loopback-{len(owner.requests)}",
         "object": "chat.completion",
@@ -207,7 +210,7 @@ def render_reply(owner: ReplyOwner, body: dict[str, Any], reply: Reply,
         "model": body.get("model", "test-model"),
         "choices": [{"index": 0, "finish_reason": finish,
                      "message": {"role": "assistant", "content": text}}],
-        "usage": {"prompt_tokens": prompt, "completion_tokens": used,
+        "usage": {"prompt_tokens": prompt, "completion_tokens": shown,
                   "total_tokens": prompt + used},
     }
     if owner.prompt_cache:

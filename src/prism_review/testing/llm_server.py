@@ -131,6 +131,9 @@ class LLMServer:
         #: prompt caching does: the longest prefix (whole messages, in 4-char tokens, at least
         #: ``prompt_cache_min`` of them) shared with an earlier request
         self.prompt_cache = False
+        #: a thinking model behind a server that counts its reasoning in ``total_tokens`` only:
+        #: a reply cut at its budget reports the visible text as ``completion_tokens``
+        self.reasoning_outside_completion = False
         self.prompt_cache_min = 1024
         self._prefixes: list[str] = []
         self.models = models or ["test-model"]
