@@ -187,3 +187,37 @@ def test_a_card_kept_outside_the_cache_is_used_by_evaluate_and_report(llm_server
     for cmd in (["evaluate", "--judge", judge, "--out", str(tmp_path / "c")], ["report", str(tmp_path / "b")]):
         res = CliRunner().invoke(app, [*cmd, "--card", str(tmp_path / "none.json")])
         assert res.exit_code == 2 and "none.json" in res.output and not (tmp_path / "c").exists(), res.output
+
+
+def test_a_report_reads_its_judge_card_once(tmp_path, monkeypatch) -> None:
+    """One ``prism report`` read the run judge's card file eight times (the manifest's record, the
+    note, the legend, every table's markers, the comparisons), each a chance to see another
+    version of a card that ``prism agreement`` rewrites meanwhile; it is read once per version."""
+    from tests.stats.test_compare_cli import _write_log
+
+    _write_log(tmp_path / "results.jsonl")
+    card = tmp_path / "card.json"
+    card.write_text(json.dumps({"judge": "openai/x", "entries": [
+        {"dimension": "constructiveness", "metric": "mcs", "label": "MCS", "class": "not_informative",
+         "figure": "Spearman 0.01 vs baseline 0.30 (n 12)", "command": "prism agreement ...",
+         "status": "measured", "owner": "prism agreement"}]}))
+    (tmp_path / "manifest.json").write_text(json.dumps({"judge": {"judge": "openai"}, "judge_spec": "openai/x"}))
+    reads: list[Path] = []
+    real = Path.read_text
+
+    def counting(self: Path, *a: object, **k: object) -> str:
+        if self.name == card.name:
+            reads.append(self)
+        return real(self, *a, **k)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Path, "read_text", counting)
+    res = CliRunner().invoke(app, ["report", str(tmp_path), "--card", str(card)])
+    assert res.exit_code == 0, res.output
+    assert "MCS‡: not informative offline" in (tmp_path / "summary.md").read_text(encoding="utf-8")
+    assert len(reads) == 1, reads
+    card.write_text(card.read_text().replace("not_informative", "ranking_only"))  # a new version
+    reads.clear()
+    res = CliRunner().invoke(app, ["report", str(tmp_path)])
+    assert res.exit_code == 0, res.output
+    assert "MCS†: ranking only" in (tmp_path / "summary.md").read_text(encoding="utf-8")
+    assert len(reads) == 1, reads
