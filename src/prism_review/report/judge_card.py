@@ -32,11 +32,17 @@ from prism_review.report.card_model import (  # noqa: F401  (MARKERS, SHORT, UNM
 )
 
 
-def judge_of(manifest: dict[str, Any]) -> str:
-    """The ``--judge`` string of a run (``offline`` for the offline judge)."""
+def judge_name(manifest: dict[str, Any]) -> str:
+    """The name a run's manifest records for its judge ("": none); ``offline`` for the offline one."""
     judge = manifest.get("judge") or {}
     name = (judge.get("judge") or judge.get("name")) if isinstance(judge, dict) else judge
-    if str(name or "") == "offline":
+    return str(name or "")
+
+
+def judge_of(manifest: dict[str, Any]) -> str:
+    """The ``--judge`` string of a run (``offline`` for the offline judge)."""
+    name = judge_name(manifest)
+    if name == "offline":
         return "offline"
     return str(manifest.get("judge_spec") or name or "?")
 
