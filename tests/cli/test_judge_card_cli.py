@@ -92,7 +92,9 @@ def test_unmeasured_judge_then_agreement_records_its_card(llm_server, tmp_path, 
     assert man["columns"]["constructiveness.mcs"]["class"] == "ranking_only" and man["card"] == str(path)
 
 
-def test_agreement_card_path_option_and_unmeasurable_columns(llm_server, tmp_path, monkeypatch) -> None:
+def _measure_into_own_card(llm_server: Any, tmp_path: Path, monkeypatch: Any) -> tuple[str, Path]:
+    """``prism agreement --judge J --dataset revutil --card PATH``: (J, PATH), the card written
+    there and not into the cache folder."""
     monkeypatch.setenv("OPENAI_API_KEY", "sk-loopback")
     llm_server.set_responder(_responder)
     judge = f"openai-compatible/test-model@{llm_server.base_url}"
@@ -101,6 +103,11 @@ def test_agreement_card_path_option_and_unmeasurable_columns(llm_server, tmp_pat
                                    str(_revutil(tmp_path / "rv.jsonl")), "--card", str(mine)])
     assert res.exit_code == 0, res.output
     assert mine.is_file() and not card_file(judge).exists()
+    return judge, mine
+
+
+def test_agreement_card_path_option_and_unmeasurable_columns(llm_server, tmp_path, monkeypatch) -> None:
+    judge, mine = _measure_into_own_card(llm_server, tmp_path, monkeypatch)
     from prism_review.dimensions.base import get_dimension
     from prism_review.report.judge_card import judge_note
 
@@ -152,13 +159,7 @@ def test_a_card_kept_outside_the_cache_is_used_by_evaluate_and_report(llm_server
     """``prism evaluate --card PATH`` and ``prism report --card PATH``: a card that ``prism agreement
     --card PATH`` wrote outside the cache folder vouches for Table 1, summary.md, report.html and
     the manifest, and the run folder remembers it for later re-renders."""
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-loopback")
-    llm_server.set_responder(_responder)
-    judge = f"openai-compatible/test-model@{llm_server.base_url}"
-    mine = tmp_path / "cards" / "j.json"
-    res = CliRunner().invoke(app, ["agreement", "--judge", judge, "--dataset", "revutil", "--file",
-                                   str(_revutil(tmp_path / "rv.jsonl")), "--card", str(mine)])
-    assert res.exit_code == 0 and mine.is_file() and not card_file(judge).exists(), res.output
+    judge, mine = _measure_into_own_card(llm_server, tmp_path, monkeypatch)
     measured = f"Judge {judge}: how far each Table-1 column can be trusted (judge card {mine})"
 
     def check(run: Path) -> None:
