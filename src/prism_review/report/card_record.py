@@ -13,7 +13,9 @@ can show:
   misses its labelled level (it measures no ranking, so it cannot vouch for ``ranking_only``).
 
 A null figure (the judge gave nothing to correlate) records the measurement with class
-``unmeasured`` and says so; it is never a 0. A card keeps the latest measurement per column.
+``unmeasured`` and says so; it is never a 0. A card keeps the latest measurement per column. A
+measurement on records the judge was trained on (``in_sample``) is kept, apart, and classes no
+column: it measures fit, not agreement.
 """
 
 from __future__ import annotations
@@ -99,13 +101,14 @@ def record(judge_spec: str, dataset: str, file: Path, result: dict[str, Any], *,
     entries = {(e["dimension"], e["metric"]): e for e in data["entries"]}
     for rule in rules:
         cls, text = classify(rule, result)
-        if in_sample:
-            text += f"; IN-SAMPLE ({in_sample})"
         m = {"task": dataset, "metric": rule.key, "figure": _num(result.get(rule.key)),
              "baseline": _baseline(rule, result), "n": result.get(rule.n_key) if rule.n_key else None,
              "file": str(file), "sha256": digest, "date": when, "prompt_version": version,
              "protocol": protocol, "class": cls, "in_sample": bool(in_sample)}
-        data["measurements"] = [x for x in data["measurements"] if x.get("metric") != rule.key] + [m]
+        data["measurements"] = [x for x in data["measurements"] if x.get("metric") != rule.key
+                                or bool(x.get("in_sample")) != bool(in_sample)] + [m]
+        if in_sample:  # fit, not agreement: kept as a measurement, it vouches for no column
+            continue
         for dim, metric, label in rule.columns:
             if cls == UNMEASURED:
                 entries.pop((dim, metric), None)
