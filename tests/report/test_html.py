@@ -102,6 +102,8 @@ def test_review_texts_say_why_they_are_absent(tmp_path):
 
     texts, note = review_texts({"data": str(tmp_path / "gone")}, [("ICLR2024", "p1")])
     assert texts == {} and "is not here" in note
+    texts, note = review_texts({}, [("ICLR2024", "p1")])  # the note was "": absent, unexplained
+    assert texts == {} and "names no data" in note
 
 
 def test_comparison_with_few_pairs_still_shows_the_means(tmp_path):
