@@ -92,7 +92,9 @@ def test_unmeasured_judge_then_agreement_records_its_card(llm_server, tmp_path, 
     assert man["columns"]["constructiveness.mcs"]["class"] == "ranking_only" and man["card"] == str(path)
 
 
-def test_agreement_card_path_option_and_unmeasurable_columns(llm_server, tmp_path, monkeypatch) -> None:
+def _measure_into_own_card(llm_server: Any, tmp_path: Path, monkeypatch: Any) -> tuple[str, Path]:
+    """``prism agreement --judge J --dataset revutil --card PATH``: (J, PATH), the card written
+    there and not into the cache folder."""
     monkeypatch.setenv("OPENAI_API_KEY", "sk-loopback")
     llm_server.set_responder(_responder)
     judge = f"openai-compatible/test-model@{llm_server.base_url}"
@@ -101,6 +103,11 @@ def test_agreement_card_path_option_and_unmeasurable_columns(llm_server, tmp_pat
                                    str(_revutil(tmp_path / "rv.jsonl")), "--card", str(mine)])
     assert res.exit_code == 0, res.output
     assert mine.is_file() and not card_file(judge).exists()
+    return judge, mine
+
+
+def test_agreement_card_path_option_and_unmeasurable_columns(llm_server, tmp_path, monkeypatch) -> None:
+    judge, mine = _measure_into_own_card(llm_server, tmp_path, monkeypatch)
     from prism_review.dimensions.base import get_dimension
     from prism_review.report.judge_card import judge_note
 
@@ -152,13 +159,7 @@ def test_a_card_kept_outside_the_cache_is_used_by_evaluate_and_report(llm_server
     """``prism evaluate --card PATH`` and ``prism report --card PATH``: a card that ``prism agreement
     --card PATH`` wrote outside the cache folder vouches for Table 1, summary.md, report.html and
     the manifest, and the run folder remembers it for later re-renders."""
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-loopback")
-    llm_server.set_responder(_responder)
-    judge = f"openai-compatible/test-model@{llm_server.base_url}"
-    mine = tmp_path / "cards" / "j.json"
-    res = CliRunner().invoke(app, ["agreement", "--judge", judge, "--dataset", "revutil", "--file",
-                                   str(_revutil(tmp_path / "rv.jsonl")), "--card", str(mine)])
-    assert res.exit_code == 0 and mine.is_file() and not card_file(judge).exists(), res.output
+    judge, mine = _measure_into_own_card(llm_server, tmp_path, monkeypatch)
     measured = f"Judge {judge}: how far each Table-1 column can be trusted (judge card {mine})"
 
     def check(run: Path) -> None:
@@ -187,3 +188,37 @@ def test_a_card_kept_outside_the_cache_is_used_by_evaluate_and_report(llm_server
     for cmd in (["evaluate", "--judge", judge, "--out", str(tmp_path / "c")], ["report", str(tmp_path / "b")]):
         res = CliRunner().invoke(app, [*cmd, "--card", str(tmp_path / "none.json")])
         assert res.exit_code == 2 and "none.json" in res.output and not (tmp_path / "c").exists(), res.output
+
+
+def test_a_report_reads_its_judge_card_once(tmp_path, monkeypatch) -> None:
+    """One ``prism report`` read the run judge's card file eight times (the manifest's record, the
+    note, the legend, every table's markers, the comparisons), each a chance to see another
+    version of a card that ``prism agreement`` rewrites meanwhile; it is read once per version."""
+    from tests.stats.test_compare_cli import _write_log
+
+    _write_log(tmp_path / "results.jsonl")
+    card = tmp_path / "card.json"
+    card.write_text(json.dumps({"judge": "openai/x", "entries": [
+        {"dimension": "constructiveness", "metric": "mcs", "label": "MCS", "class": "not_informative",
+         "figure": "Spearman 0.01 vs baseline 0.30 (n 12)", "command": "prism agreement ...",
+         "status": "measured", "owner": "prism agreement"}]}))
+    (tmp_path / "manifest.json").write_text(json.dumps({"judge": {"judge": "openai"}, "judge_spec": "openai/x"}))
+    reads: list[Path] = []
+    real = Path.read_text
+
+    def counting(self: Path, *a: object, **k: object) -> str:
+        if self.name == card.name:
+            reads.append(self)
+        return real(self, *a, **k)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Path, "read_text", counting)
+    res = CliRunner().invoke(app, ["report", str(tmp_path), "--card", str(card)])
+    assert res.exit_code == 0, res.output
+    assert "MCS‡: not informative offline" in (tmp_path / "summary.md").read_text(encoding="utf-8")
+    assert len(reads) == 1, reads
+    card.write_text(card.read_text().replace("not_informative", "ranking_only"))  # a new version
+    reads.clear()
+    res = CliRunner().invoke(app, ["report", str(tmp_path)])
+    assert res.exit_code == 0, res.output
+    assert "MCS†: ranking only" in (tmp_path / "summary.md").read_text(encoding="utf-8")
+    assert len(reads) == 1, reads

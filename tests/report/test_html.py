@@ -102,6 +102,8 @@ def test_review_texts_say_why_they_are_absent(tmp_path):
 
     texts, note = review_texts({"data": str(tmp_path / "gone")}, [("ICLR2024", "p1")])
     assert texts == {} and "is not here" in note
+    texts, note = review_texts({}, [("ICLR2024", "p1")])  # the note was "": absent, unexplained
+    assert texts == {} and "names no data" in note
 
 
 def test_comparison_with_few_pairs_still_shows_the_means(tmp_path):
@@ -114,3 +116,29 @@ def test_comparison_with_few_pairs_still_shows_the_means(tmp_path):
     page = write_html(tmp_path, rows, summarize(rows, dims), dims, {}).read_text()
     assert ("<td>sea</td><td>depth</td><td>DoA</td><td>2</td><td>0.2500</td><td>0.7500</td>"
             "<td>0.5000</td><td></td><td>not tested (&lt; 10 pairs)</td>") in page
+
+
+def test_figure_panels_carry_the_judge_cards_markers_like_the_table_cells(tmp_path):
+    """A not-informative column's Table-1 cells carry ‡; its bars and boxes in the figures (saved to
+    go into a paper as they are) carried nothing, so they read as a finding the card calls noise."""
+    import json
+
+    card = tmp_path / "card.json"
+    card.write_text(json.dumps({"judge": "openai/x", "entries": [
+        {"dimension": "depth", "metric": "doa", "label": "DoA", "class": "not_informative",
+         "figure": "kappa 0.01 vs 0 (n 40)", "command": "prism agreement ...",
+         "status": "measured", "owner": "prism agreement"}]}))
+    rows = [
+        ResultRow(dimension="depth", venue="ICLR2024", paper_id=p, system=s, reviewer_id=s,
+                  unit_key=f"{p}/{s}", metrics={"doa": v})
+        for p, v in (("p1", 0.9), ("p2", 0.1)) for s in ("human", "sea")
+    ]  # fmt: skip
+    dims = [get_dimension("depth")]
+    manifest = {"judge": {"judge": "openai"}, "judge_spec": "openai/x", "card_file": str(card)}
+    page = write_html(tmp_path, rows, summarize(rows, dims), dims, manifest).read_text()
+    assert "‡" in page  # the table cells
+    for stem in ("fig_headline", "fig_distributions"):
+        svg = (tmp_path / f"{stem}.svg").read_text(encoding="utf-8")
+        assert "DoA‡" in svg and "‡ not informative" in svg, stem
+    write_html(tmp_path, rows, summarize(rows, dims), dims, {})  # no card: no marker
+    assert "‡" not in (tmp_path / "fig_headline.svg").read_text(encoding="utf-8")

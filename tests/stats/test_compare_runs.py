@@ -124,3 +124,26 @@ def test_offline_judge_against_the_loopback_judge_on_the_demo(tmp_path, monkeypa
     text = CliRunner().invoke(app, ["compare", "--runs", str(tmp_path / "offline"), str(tmp_path / "llm"),
                                     "--n-bootstrap", "100"])
     assert text.exit_code == 0 and "Spearman" in text.output and "judge offline" in text.output
+
+
+def test_each_runs_manifest_is_read_once_and_names_its_judge(tmp_path, monkeypatch):
+    """The header and the card column read each run's manifest apart (twice per run, with two
+    copies of the judge's name); a string ``judge`` entry made the header's copy raise."""
+    rows = [_row(f"p{i}", s, 0.1 * i + 0.01 * k) for i in range(4) for k, s in enumerate(SYSTEMS)]
+    a, b = _write(tmp_path / "a", rows), _write(tmp_path / "b", rows)
+    (a / "manifest.json").write_text(json.dumps({"judge": "offline", "protocol": "economical"}))
+    (b / "manifest.json").write_text(json.dumps({"judge": {"judge": "openai"}, "judge_spec": "openai/x"}))
+    reads: list[Path] = []
+    real = Path.read_text
+
+    def counting(self: Path, *args: Any, **kw: Any) -> str:
+        if self.name == "manifest.json":
+            reads.append(self)
+        return real(self, *args, **kw)
+
+    monkeypatch.setattr(Path, "read_text", counting)
+    res = CliRunner().invoke(app, ["compare", "--runs", str(a), str(b), "--n-bootstrap", "200"])
+    assert res.exit_code == 0, res.output
+    assert f"A: {a} (judge offline, protocol economical)" in res.output
+    assert f"B: {b} (judge openai/x, protocol not recorded)" in res.output
+    assert sorted(p.parent.name for p in reads) == ["a", "b"]

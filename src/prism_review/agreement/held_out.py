@@ -59,19 +59,28 @@ async def held_out(name: str, path: Path, limit: int | None = None) -> dict[str,
     return {"protocol": PROTOCOLS[name], **{k: v for k, v in out.items() if not isinstance(v, list | dict)}}
 
 
+def training_report() -> dict[str, Any]:
+    """The RevUtil-dev section of the constructiveness training's ``training_report.json``."""
+    p = resources.files("prism_review") / "resources" / "models" / "constructiveness" / "training_report.json"
+    return dict(json.loads(p.read_text(encoding="utf-8"))["revutil_dev"])
+
+
+def chosen_cv(cv: dict[str, Any]) -> dict[str, Any]:
+    """One aspect's out-of-fold figures at the regularisation the training chose."""
+    return dict(cv.get(f"alpha={cv['chosen_alpha']:g}", {}))
+
+
 def revutil_report() -> dict[str, Any]:
     """The constructiveness training's out-of-fold figures, under the ``revutil.*`` keys the
     ``revutil`` dataset uses (with ``.cv`` after the dataset name)."""
-    p = resources.files("prism_review") / "resources" / "models" / "constructiveness" / "training_report.json"
-    rep = json.loads(p.read_text(encoding="utf-8"))["revutil_dev"]
+    rep = training_report()
     out: dict[str, Any] = {}
     for aspect, target in (("actionability", "D1_actionability"), ("grounding_specificity", "D2_specificity"),
                            ("verifiability", "D3_justification")):
         cv = rep["cv"].get(f"{aspect}->{target}")
         if not cv:
             continue
-        alpha = cv["chosen_alpha"]
-        chosen = cv.get(f"alpha={alpha:g}", {})
+        chosen = chosen_cv(cv)
         out[f"revutil.cv.{aspect}.spearman"] = chosen.get("spearman_0_1_2")
         out[f"revutil.cv.{aspect}.word_count_spearman"] = cv.get("word_count_spearman")
         out[f"n.cv.{aspect}"] = cv.get("n_gold")

@@ -181,7 +181,7 @@ def _all(
     A missing file is said and counted (exit 1), never silently left out."""
     from prism_review.agreement import DEFAULT_FILES, get_dataset
     from prism_review.agreement.held_out import held_out
-    from prism_review.report.fidelity import CardError, load_card, render_card
+    from prism_review.report.fidelity import CardError, render_card
     from prism_review.shared_folder import DATA
 
     root = folder if folder is not None else DATA
@@ -228,7 +228,7 @@ def _all(
     from prism_review.report.judge_card import card_file, card_for
 
     try:  # the offline judge's shipped card, else the card this command just recorded for the judge
-        card = load_card() if judge == "offline" and card_path is None else card_for(judge, card_path)
+        card = card_for(judge, card_path)
     except CardError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from exc

@@ -311,7 +311,7 @@ def _elsewhere(name: str, every: list[ResultRow], rows: list[ResultRow]) -> str:
 
     if len(every) == len(rows):
         return ""
-    dims = {r.dimension: _dimension(r.dimension) for r in every}
+    dims = {d: _dimension(d) for d in {r.dimension for r in every}}
     where = sorted({r.dimension for r in every if r.status == "ok" and
                     pairing.group_name(pairing.group_of(dims[r.dimension], r) or "").lower()
                     == name.strip().lower()})

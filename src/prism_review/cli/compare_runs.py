@@ -17,21 +17,20 @@ from typing import Any
 import typer
 
 
-def _describe(path: Path) -> str:
-    folder = path if path.is_dir() else path.parent
-    try:
-        m = json.loads((folder / "manifest.json").read_text())
-    except (OSError, ValueError):
+def _describe(path: Path, manifest: dict[str, Any]) -> str:
+    """The run as the header names it: its path, judge and protocol (from its ``manifest``)."""
+    from prism_review.report.judge_card import judge_of
+
+    if not manifest:
         return str(path)
-    judge = m.get("judge_spec") or (m.get("judge") or {}).get("judge") or "?"
-    return f"{path} (judge {judge}, protocol {m.get('protocol') or 'not recorded'})"
+    return f"{path} (judge {judge_of(manifest)}, protocol {manifest.get('protocol') or 'not recorded'})"
 
 
-def _classes(result: dict[str, Any], runs: tuple[Path, Path]) -> None:
+def _classes(result: dict[str, Any], manifests: list[dict[str, Any]]) -> None:
     """Each metric's class on each run's judge card (``card_class``: ``{"a": ..., "b": ...}``)."""
-    from prism_review.report.judge_card import column_classes, run_card, run_manifest
+    from prism_review.report.judge_card import column_classes, run_card
 
-    cards = [column_classes(run_card(m) if (m := run_manifest(p)) else None, list(result)) for p in runs]
+    cards = [column_classes(run_card(m) if m else None, list(result)) for m in manifests]
     for dim, d in result.items():
         for k, m in d["metrics"].items():
             m["card_class"] = {"a": cards[0][dim].get(k, "unmeasured"), "b": cards[1][dim].get(k, "unmeasured")}
@@ -84,8 +83,11 @@ def compare_run_folders(runs: tuple[Path, Path], *, dimension: str | None, venue
     if not any(m["n_reviews"] for d in result.values() for m in d["metrics"].values()):
         typer.echo("error: the two runs have no scored review in common", err=True)
         raise typer.Exit(1)
-    _classes(result, runs)
+    from prism_review.report.judge_card import run_manifest
+
+    manifests = [run_manifest(p) for p in runs]  # each read once: the card column and the header
+    _classes(result, manifests)
     if as_json:
         typer.echo(json.dumps({"a": str(runs[0]), "b": str(runs[1]), "dimensions": result}, sort_keys=True))
     else:
-        typer.echo(render(result, (_describe(runs[0]), _describe(runs[1]))))
+        typer.echo(render(result, (_describe(runs[0], manifests[0]), _describe(runs[1], manifests[1]))))

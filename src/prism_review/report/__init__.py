@@ -31,8 +31,6 @@ class RunReport:
     def tables(self, *, by_venue: bool = False) -> list[tuple[str, list[str], list[list[str]]]]:
         """(title, header, body) of Table 1, then one per venue when ``by_venue``; cells carry
         the judge card's class marker (:func:`prism_review.report.judge_card.table_marks`)."""
-        from prism_review.report.judge_card import table_marks
-
         marks = table_marks(self.manifest)
         out = [("Table 1 (all venues)", *table(self.summary, self.dims, headline_only=True, marks=marks))]
         if by_venue:

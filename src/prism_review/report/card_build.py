@@ -51,7 +51,6 @@ def demo_figures(run: Path | None = None) -> dict[str, Any]:
     """Figures of an offline demo run (made here in a temporary folder when ``run`` is None)."""
     if run is None:
         import subprocess
-        import sys
 
         with tempfile.TemporaryDirectory() as tmp:
             # the prism command in a child process: the report package does not import the CLI
@@ -93,15 +92,14 @@ def demo_figures(run: Path | None = None) -> dict[str, Any]:
 
 
 def rc_figures() -> dict[str, Any]:
-    from importlib import resources
+    from prism_review.agreement.held_out import chosen_cv, training_report
 
-    p = resources.files("prism_review") / "resources" / "models" / "constructiveness" / "training_report.json"
-    rep = json.loads(p.read_text(encoding="utf-8"))["revutil_dev"]
+    rep = training_report()
     out: dict[str, Any] = {}
     for short, key in (("d1", "actionability->D1_actionability"), ("d2", "grounding_specificity->D2_specificity"),
                        ("d3", "verifiability->D3_justification")):
         cv = rep["cv"][key]
-        chosen = cv[f"alpha={cv['chosen_alpha']:g}"]
+        chosen = chosen_cv(cv)
         out.update({f"rc_{short}": chosen["spearman_0_1_2"], f"rc_{short}_n": cv["n_gold"],
                     f"rc_{short}_wc": cv["word_count_spearman"],
                     f"rc_{short}_minus": cv.get("spearman_0_1_2_minus_word_count"),

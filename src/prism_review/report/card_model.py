@@ -112,12 +112,16 @@ def card_path() -> Path:
     return Path(str(resources.files("prism_review") / "resources" / CARD_FILE))
 
 
-@lru_cache(maxsize=2)
-def load_card(path: str | None = None) -> Card:
-    """The shipped card (or the one at ``path``)."""
-    p = Path(path) if path else card_path()
+def read_card_file(p: Path, what: str = "judge card") -> Card:
+    """The card in file ``p``, read and checked (:class:`CardError` names the file)."""
     try:
         data = json.loads(p.read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError) as exc:
-        raise CardError(f"{p}: cannot read the fidelity card ({exc})") from exc
+        raise CardError(f"{p}: cannot read the {what} ({exc})") from exc
     return parse_card(data, str(p))
+
+
+@lru_cache(maxsize=2)
+def load_card(path: str | None = None) -> Card:
+    """The shipped card (or the one at ``path``)."""
+    return read_card_file(Path(path) if path else card_path(), "fidelity card")

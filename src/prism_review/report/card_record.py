@@ -7,12 +7,15 @@ can show:
 
 * ``ranking_only``: the figure beats its baseline by at least :data:`MARGIN` (rank agreement
   holds; the level against PRISM's is not checked by a label file);
-* ``comparable``: for a level figure (``level=True``: predicted vs labelled mean), the two agree
+* ``comparable``: for a level figure (``level_of``: predicted vs labelled mean), the two agree
   within :data:`LEVEL_TOL`;
-* ``not_informative``: the figure does not beat its baseline by :data:`MARGIN`.
+* ``not_informative``: the figure does not beat its baseline by :data:`MARGIN`, or a level figure
+  misses its labelled level (it measures no ranking, so it cannot vouch for ``ranking_only``).
 
 A null figure (the judge gave nothing to correlate) records the measurement with class
-``unmeasured`` and says so; it is never a 0. A card keeps the latest measurement per column.
+``unmeasured`` and says so; it is never a 0. A card keeps the latest measurement per column. A
+measurement on records the judge was trained on (``in_sample``) is kept, apart, and classes no
+column: it measures fit, not agreement.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ MARGIN = 0.05
 LEVEL_TOL = 0.05
 RULE_TEXT = ("ranking_only = the agreement figure beats its trivial baseline (word count alone, always-valid, "
              "chance) by at least 0.05; comparable = a predicted level within 0.05 of the labelled one; "
-             "not_informative = no such margin; columns no task measures are unmeasured.")
+             "not_informative = no such margin, or a level further off; columns no task measures are unmeasured.")
 
 
 def _num(v: Any) -> float | None:
@@ -59,7 +62,7 @@ def classify(rule: Rule, res: dict[str, Any]) -> tuple[str, str]:
         gold = _num(res.get(rule.level_of))
         if gold is None:
             return UNMEASURED, f"{rule.what}: no labelled level (n {n})"
-        cls = "comparable" if abs(fig - gold) <= LEVEL_TOL else "ranking_only"
+        cls = "comparable" if abs(fig - gold) <= LEVEL_TOL else "not_informative"
         return cls, f"{rule.what}: {fig:.3f} vs {gold:.3f} (n {n}; comparable within {LEVEL_TOL})"
     base = _baseline(rule, res)
     if base is None:
@@ -98,13 +101,14 @@ def record(judge_spec: str, dataset: str, file: Path, result: dict[str, Any], *,
     entries = {(e["dimension"], e["metric"]): e for e in data["entries"]}
     for rule in rules:
         cls, text = classify(rule, result)
-        if in_sample:
-            text += f"; IN-SAMPLE ({in_sample})"
         m = {"task": dataset, "metric": rule.key, "figure": _num(result.get(rule.key)),
              "baseline": _baseline(rule, result), "n": result.get(rule.n_key) if rule.n_key else None,
              "file": str(file), "sha256": digest, "date": when, "prompt_version": version,
              "protocol": protocol, "class": cls, "in_sample": bool(in_sample)}
-        data["measurements"] = [x for x in data["measurements"] if x.get("metric") != rule.key] + [m]
+        data["measurements"] = [x for x in data["measurements"] if x.get("metric") != rule.key
+                                or bool(x.get("in_sample")) != bool(in_sample)] + [m]
+        if in_sample:  # fit, not agreement: kept as a measurement, it vouches for no column
+            continue
         for dim, metric, label in rule.columns:
             if cls == UNMEASURED:
                 entries.pop((dim, metric), None)

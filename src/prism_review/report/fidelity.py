@@ -34,9 +34,9 @@ from prism_review.report.card_model import (  # noqa: F401  (the card's model li
 
 def is_offline(manifest: dict[str, Any]) -> bool:
     """Whether a run's manifest says the offline judge produced it."""
-    judge = manifest.get("judge") or {}
-    name = (judge.get("judge") or judge.get("name")) if isinstance(judge, dict) else judge
-    return str(name or "") == "offline"
+    from prism_review.report.judge_card import judge_name
+
+    return judge_name(manifest) == "offline"
 
 
 def not_comparable(columns: list[tuple[str, str]], card: Card | None = None) -> list[tuple[str, Entry | None]]:

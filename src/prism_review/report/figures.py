@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import io
 from collections import defaultdict
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ from prism_review.pipelines.summary import (
     system_label,
     system_order,
 )
+from prism_review.report.card_model import MARKERS, SHORT
 
 #: the range of each Table-1 metric (error bars are clipped to it)
 METRIC_RANGES: dict[str, tuple[float, float]] = {
@@ -77,13 +79,23 @@ def _tight(fig: Any) -> None:
     fig.tight_layout(rect=(0, 0.6 / fig.get_figheight(), 1, 1))
 
 
+def _mark_key(marks: Mapping[tuple[str, str], str] | None) -> str:
+    """What the markers in the panel titles mean ("": none used)."""
+    used = set((marks or {}).values())
+    keys = [f"{m} {SHORT[c]}" for c, m in MARKERS.items() if m in used]
+    return "\n" + " · ".join(keys) + " (the judge's card)" if keys else ""
+
+
 def clipped_errors(mean: float, sd: float, lo: float, hi: float) -> tuple[float, float]:
     """(below, above) error-bar lengths of mean ± sd, cut at the range [lo, hi]."""
     return max(0.0, mean - max(lo, mean - sd)), max(0.0, min(hi, mean + sd) - mean)
 
 
-def headline_bars(summary: list[SummaryRow], dims: list[Dimension], out: Path | None = None) -> str | None:
-    """One panel per headline metric: mean ± sd per system, n above each bar. Base64 PNG or None."""
+def headline_bars(summary: list[SummaryRow], dims: list[Dimension], out: Path | None = None,
+                  marks: Mapping[tuple[str, str], str] | None = None) -> str | None:
+    """One panel per headline metric: mean ± sd per system, n above each bar; a panel's title
+    carries its column's judge-card marker, as the table cells do (``marks``, see
+    :func:`prism_review.report.judge_card.table_marks`). Base64 PNG or None."""
     from matplotlib.patches import Patch
 
     specs = [(d, s) for d in dims for s in headline_specs(d)]
@@ -105,7 +117,7 @@ def headline_bars(summary: list[SummaryRow], dims: list[Dimension], out: Path | 
             ax.text(i, m + e[1], f"n={r.n}", ha="center", va="bottom", fontsize=7)
         ax.set_xticks(list(x))
         ax.set_xticklabels([system_label(sy) for sy in systems], rotation=45, ha="right", fontsize=8)
-        ax.set_title(s.label, fontsize=10)
+        ax.set_title(s.label + (marks or {}).get((d.name, s.key), ""), fontsize=10)
         ax.set_ylabel(f"{s.label}, mean over papers", fontsize=8)
         ax.tick_params(axis="y", labelsize=8)
         top = hi if hi != float("inf") else max(m + e[1] for m, e in zip(means, errs, strict=True))
@@ -114,14 +126,16 @@ def headline_bars(summary: list[SummaryRow], dims: list[Dimension], out: Path | 
         handles=[Patch(color=HUMAN_COLOR, label="human: mean over papers"),
                  Patch(color=SYSTEM_COLOR, label="system: mean over papers")],
         loc="lower center", ncol=2, fontsize=8, frameon=False, bbox_to_anchor=(0.5, -0.02),
-        title="whiskers: ± 1 sd, cut at the metric's range; n = papers", title_fontsize=8,
+        title="whiskers: ± 1 sd, cut at the metric's range; n = papers" + _mark_key(marks), title_fontsize=8,
     )  # fmt: skip
     _tight(fig)
     return save(fig, out, "fig_headline")
 
 
-def distributions(rows: list[ResultRow], dims: list[Dimension], out: Path | None = None) -> str | None:
-    """Per-paper distributions (box plots) of each headline metric, per system."""
+def distributions(rows: list[ResultRow], dims: list[Dimension], out: Path | None = None,
+                  marks: Mapping[tuple[str, str], str] | None = None) -> str | None:
+    """Per-paper distributions (box plots) of each headline metric, per system (titles marked
+    as in :func:`headline_bars`)."""
     from matplotlib.lines import Line2D
 
     panels = []
@@ -133,11 +147,11 @@ def distributions(rows: list[ResultRow], dims: list[Dimension], out: Path | None
                 if papers:
                     data[system] = list(papers.values())
             if data:
-                panels.append((s.label, data))
+                panels.append((s.label, (marks or {}).get((d.name, s.key), ""), data))
     if not panels:
         return None
     fig, axes = grid(len(panels))
-    for ax, (label, data) in zip(axes, panels, strict=True):
+    for ax, (label, mark, data) in zip(axes, panels, strict=True):
         systems = system_order(data)
         ax.boxplot([data[s] for s in systems], showmeans=True)
         ax.set_xticks(range(1, len(systems) + 1))
@@ -145,7 +159,7 @@ def distributions(rows: list[ResultRow], dims: list[Dimension], out: Path | None
             [f"{system_label(x)} (n={len(data[x])})" for x in systems], rotation=45, ha="right",
             fontsize=8,
         )  # fmt: skip
-        ax.set_title(label, fontsize=10)
+        ax.set_title(label + mark, fontsize=10)
         ax.set_ylabel(f"{label}, per paper", fontsize=8)
         ax.tick_params(axis="y", labelsize=8)
     fig.legend(
@@ -154,7 +168,7 @@ def distributions(rows: list[ResultRow], dims: list[Dimension], out: Path | None
                  Line2D([], [], marker="o", color="black", fillstyle="none", linestyle="",
                         label="outlier (beyond 1.5 IQR)")],
         loc="lower center", ncol=3, fontsize=8, frameon=False, bbox_to_anchor=(0.5, -0.02),
-        title="box: middle half of the papers; n = papers", title_fontsize=8,
+        title="box: middle half of the papers; n = papers" + _mark_key(marks), title_fontsize=8,
     )  # fmt: skip
     _tight(fig)
     return save(fig, out, "fig_distributions")

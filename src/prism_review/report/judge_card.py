@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import json
 import re
+import stat
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -26,15 +28,21 @@ from prism_review.report.card_model import (  # noqa: F401  (MARKERS, SHORT, UNM
     Card,
     CardError,
     load_card,
-    parse_card,
+    read_card_file,
 )
+
+
+def judge_name(manifest: dict[str, Any]) -> str:
+    """The name a run's manifest records for its judge ("": none); ``offline`` for the offline one."""
+    judge = manifest.get("judge") or {}
+    name = (judge.get("judge") or judge.get("name")) if isinstance(judge, dict) else judge
+    return str(name or "")
 
 
 def judge_of(manifest: dict[str, Any]) -> str:
     """The ``--judge`` string of a run (``offline`` for the offline judge)."""
-    judge = manifest.get("judge") or {}
-    name = (judge.get("judge") or judge.get("name")) if isinstance(judge, dict) else judge
-    if str(name or "") == "offline":
+    name = judge_name(manifest)
+    if name == "offline":
         return "offline"
     return str(manifest.get("judge_spec") or name or "?")
 
@@ -52,14 +60,23 @@ def card_file(judge: str) -> Path:
 
 
 def read_card(path: Path) -> Card | None:
-    """The card at ``path`` (None: no file there)."""
-    if not path.is_file():
-        return None
+    """The card at ``path`` (None: no file there). Read once per version of the file: a command
+    asks for its run's card many times (manifest, notes, markers, comparisons), and every answer
+    must come from the same card, also while ``prism agreement`` rewrites it."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise CardError(f"{path}: cannot read the judge card ({exc})") from exc
-    return parse_card(data, str(path))
+        st = path.stat()
+    except OSError:
+        return None
+    if not stat.S_ISREG(st.st_mode):
+        return None
+    return _read_version(str(path), st.st_ino, st.st_mtime_ns, st.st_size)
+
+
+@lru_cache(maxsize=8)
+def _read_version(path: str, inode: int, mtime_ns: int, size: int) -> Card:
+    """One version of a card file (the key is the file's identity; an atomic rewrite is a new
+    one); a damaged file raises :class:`CardError` each time (exceptions are not cached)."""
+    return read_card_file(Path(path))
 
 
 def card_for(judge: str, path: Path | None = None) -> Card | None:

@@ -2,7 +2,7 @@
 
 The results log keeps each review's extraction and scores, not the review itself; an auditor
 wants the text beside what was extracted from it. :func:`review_texts` opens the source named in
-the run's manifest (``data``; the bundled demo when the run had none) and reads the reviews of the
+the run's manifest (``data``; a manifest without one is said, not guessed) and reads the reviews of the
 papers the report lists. When the data cannot be read (moved, deleted, another machine) the
 report says so instead of showing the text: nothing here can fail a report.
 """
@@ -23,8 +23,10 @@ def review_texts(manifest: dict[str, Any], papers: list[tuple[str, str]]) -> tup
     from prism_review.data.sources import open_source
 
     data = manifest.get("data")
-    if not data or not papers:
-        return {}, "" if papers else "no papers"
+    if not papers:
+        return {}, "no papers"
+    if not data:
+        return {}, "review texts not shown: the run's manifest names no data"
     wanted: dict[str, list[str]] = defaultdict(list)
     for venue, pid in papers:
         wanted[venue].append(pid)
